@@ -1,0 +1,282 @@
+/* The file descriptor operations of a spawn chain: SPAWN_OPEN onto a
+   given fd (target closed first), DUP2 (same fd clears FD_CLOEXEC),
+   IORING_OP_CLOSE, CLOSE_RANGE; their error paths; they act on the
+   child's copy of the table only; they are EINVAL outside a chain.  */
+
+#include "st.h"
+
+static char *envp[] = { NULL };
+static struct clone_args ca = { .exit_signal = SIGCHLD };
+
+/* Run the queued chain of N SQEs (CLONE at 0); return the child's exit
+   status or -1.  */
+static int
+finish (int n)
+{
+  if (st_run (&st_ring, n) != n)
+    kt_fail ("chain", "missing CQEs");
+  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
+}
+
+static struct io_uring_sqe *
+sh (const char *script, unsigned long long ud)
+{
+  static char *argv[4] = { "sh", "-c", NULL, NULL };
+  argv[2] = (char *) script;
+  return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
+}
+
+int
+main (void)
+{
+  umask (022);
+  st_init (0);
+  char dir[] = "/tmp/st-fd-XXXXXX";
+  if (mkdtemp (dir) == NULL)
+    {
+      kt_fail ("mkdtemp", "%m");
+      return kt_exit ();
+    }
+  char path[300], script[600], out[256];
+  int w, r, status;
+
+  /* SPAWN_OPEN onto fd 7, which the parent has open on /dev/null: the
+     child's fd 7 is closed and replaced, the parent's stays.  */
+  int devnull = open ("/dev/null", O_RDONLY);
+  if (devnull != 7 && dup2 (devnull, 7) != 7)
+    kt_fail ("dup2", "%m");
+  snprintf (path, sizeof path, "%s/out", dir);
+  st_clone (&st_ring, &ca, 0);
+  struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  ST_SPAWN_FLAGS (sqe) = O_WRONLY | O_CREAT | O_TRUNC;
+  sqe->len = 0640;
+  sqe->off = 7;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("echo opened >&7", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open: res is the target fd", st_res[1], 7);
+  KT_EXPECT_EQ ("open: exec", st_res[2], 0);
+  ST_EXPECT_STATUS ("open: child", status, 0);
+  r = open (path, O_RDONLY);
+  st_read_all (r, out, sizeof out);
+  ST_EXPECT_STR ("open: file written through fd 7", out, "opened");
+  struct stat stt;
+  if (stat (path, &stt) == 0 && (stt.st_mode & 0777) == 0640)
+    kt_pass ("open: mode");
+  else
+    kt_fail ("open: mode", "mode %o", (unsigned) stt.st_mode);
+  struct stat s7, snull;
+  fstat (7, &s7);
+  stat ("/dev/null", &snull);
+  KT_EXPECT_EQ ("open: parent's fd 7 untouched", s7.st_rdev == snull.st_rdev, 1);
+
+  /* SPAWN_OPEN onto a free high number.  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  ST_SPAWN_FLAGS (sqe) = O_RDONLY;
+  sqe->off = 8;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("read x <&8 && test \"$x\" = opened", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open high fd: res", st_res[1], 8);
+  ST_EXPECT_STATUS ("open high fd: child read it", status, 0);
+  KT_EXPECT_EQ ("open high fd: not in the parent", fcntl (8, F_GETFD), -1);
+
+  /* O_CLOEXEC is honoured: the fd is gone after exec.  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
+  sqe->off = 9;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("test -e /proc/self/fd/9 && exit 1; exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open O_CLOEXEC: res", st_res[1], 9);
+  ST_EXPECT_STATUS ("open O_CLOEXEC: closed at exec", status, 0);
+
+  /* Errors: ENOENT stops the chain; dirfd EBADF; EINVAL flags.  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) "/nonexistent/file";
+  sqe->off = 5;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open ENOENT", st_res[1], -ENOENT);
+  KT_EXPECT_EQ ("open ENOENT: exec cancelled", st_res[2], -ECANCELED);
+  ST_EXPECT_STATUS ("open ENOENT: child exits 127", status, 127);
+
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = 999;
+  sqe->addr = (uintptr_t) "relative";
+  sqe->off = 5;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open bad dirfd", st_res[1], -EBADF);
+  ST_EXPECT_STATUS ("open bad dirfd: child exits 127", status, 127);
+
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) 8;
+  sqe->off = 5;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("open EFAULT", st_res[1], -EFAULT);
+  ST_EXPECT_STATUS ("open EFAULT: child exits 127", status, 127);
+
+  /* DUP2 onto stdout; the child's output reaches the pipe.  */
+  st_clone (&st_ring, &ca, 0);
+  r = st_capture (&st_ring, 1, &w);
+  sh ("echo via-dup2", 2);
+  status = finish (3);
+  close (w);
+  KT_EXPECT_EQ ("dup2: res is newfd", st_res[1], 1);
+  st_read_all (r, out, sizeof out);
+  ST_EXPECT_STR ("dup2: output through the pipe", out, "via-dup2");
+  ST_EXPECT_STATUS ("dup2: child", status, 0);
+
+  /* DUP2 of an O_CLOEXEC fd onto itself clears FD_CLOEXEC.  */
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) != 0)
+    kt_fail ("pipe2", "%m");
+  snprintf (script, sizeof script, "echo kept >&%d", p[1]);
+  st_clone (&st_ring, &ca, 0);
+  st_dup2 (&st_ring, p[1], p[1], 1)->flags = IOSQE_IO_LINK;
+  sh (script, 2);
+  status = finish (3);
+  close (p[1]);
+  KT_EXPECT_EQ ("dup2 same fd: res", st_res[1], p[1]);
+  st_read_all (p[0], out, sizeof out);
+  ST_EXPECT_STR ("dup2 same fd: FD_CLOEXEC cleared", out, "kept");
+  KT_EXPECT_EQ ("dup2 same fd: child", WEXITSTATUS (status), 0);
+
+  /* Control: without it the fd is closed at exec.  */
+  if (pipe2 (p, O_CLOEXEC) != 0)
+    kt_fail ("pipe2", "%m");
+  snprintf (script, sizeof script, "echo kept >&%d", p[1]);
+  st_clone (&st_ring, &ca, 0);
+  sh (script, 1);
+  status = finish (2);
+  close (p[1]);
+  st_read_all (p[0], out, sizeof out);
+  ST_EXPECT_STR ("no dup2: O_CLOEXEC fd closed", out, "");
+
+  /* DUP2 errors.  */
+  st_clone (&st_ring, &ca, 0);
+  st_dup2 (&st_ring, 555, 3, 1)->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("dup2 bad oldfd", st_res[1], -EBADF);
+  ST_EXPECT_STATUS ("dup2 bad oldfd: child exits 127", status, 127);
+  st_clone (&st_ring, &ca, 0);
+  st_dup2 (&st_ring, 0, 1 << 30, 1)->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("dup2 newfd past the limit", st_res[1], -EBADF);
+  ST_EXPECT_STATUS ("dup2 newfd past the limit: child exits 127", status, 127);
+
+  /* The reused IORING_OP_CLOSE closes the child's fd only.  */
+  int fd = open ("/dev/null", O_RDONLY);
+  snprintf (script, sizeof script, "test -e /proc/self/fd/%d && exit 1; exit 0", fd);
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_CLOSE, 1);
+  sqe->fd = fd;
+  sqe->flags = IOSQE_IO_LINK;
+  sh (script, 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("close: res", st_res[1], 0);
+  ST_EXPECT_STATUS ("close: closed in the child", status, 0);
+  KT_EXPECT_EQ ("close: still open in the parent", fcntl (fd, F_GETFD) >= 0, 1);
+  /* Hard-linked close of a closed fd: EBADF, chain goes on.  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_CLOSE, 1);
+  sqe->fd = 444;
+  sqe->flags = IOSQE_IO_HARDLINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("close EBADF", st_res[1], -EBADF);
+  ST_EXPECT_STATUS ("close EBADF hard-linked: chain goes on", status, 0);
+
+  /* CLOSE_RANGE from fd onwards.  */
+  snprintf (script, sizeof script,
+	    "test -e /proc/self/fd/%d && exit 1; test -e /proc/self/fd/7 && exit 2; exit 0", fd);
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe->fd = 5;
+  sqe->off = ~0U;
+  sqe->flags = IOSQE_IO_LINK;
+  sh (script, 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("close_range: res", st_res[1], 0);
+  ST_EXPECT_STATUS ("close_range: fds closed", status, 0);
+  KT_EXPECT_EQ ("close_range: parent keeps fd 7", fcntl (7, F_GETFD) >= 0, 1);
+  /* CLOSE_RANGE_CLOEXEC.  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe->fd = 5;
+  sqe->off = ~0U;
+  ST_SPAWN_FLAGS (sqe) = 4; /* CLOSE_RANGE_CLOEXEC */
+  sqe->flags = IOSQE_IO_LINK;
+  sh (script, 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("close_range cloexec: res", st_res[1], 0);
+  ST_EXPECT_STATUS ("close_range cloexec: fds closed at exec", status, 0);
+  /* Errors: first > last, unknown flag (at prep: the clone is cancelled).  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe->fd = 10;
+  sqe->off = 5;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("close_range first > last", st_res[1], -EINVAL);
+  ST_EXPECT_STATUS ("close_range first > last: child exits 127", status, 127);
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe->fd = 10;
+  sqe->off = 20;
+  ST_SPAWN_FLAGS (sqe) = 1U << 10;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("close_range bad flag", st_res[1], -EINVAL);
+  KT_EXPECT_EQ ("close_range bad flag: clone cancelled", st_res[0], -ECANCELED);
+
+  /* Reserved fields of a spawn op (prep: the clone is cancelled).  */
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_dup2 (&st_ring, 0, 4, 1);
+  sqe->addr = 1;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("dup2 with addr set", st_res[1], -EINVAL);
+  KT_EXPECT_EQ ("dup2 with addr set: clone cancelled", st_res[0], -ECANCELED);
+
+  /* Outside a chain: EINVAL.  */
+  static const int ops[] = { IORING_OP_SPAWN_OPEN, IORING_OP_SPAWN_DUP2,
+			     IORING_OP_SPAWN_CLOSE_RANGE };
+  for (unsigned i = 0; i < 3; i++)
+    {
+      char name[64];
+      st_sqe (&st_ring, ops[i], 0);
+      st_run (&st_ring, 1);
+      snprintf (name, sizeof name, "op %d outside a chain", ops[i]);
+      KT_EXPECT_EQ (name, st_res[0], -EINVAL);
+    }
+
+  st_no_children ("no child left");
+  snprintf (script, sizeof script, "rm -rf %s", dir);
+  if (system (script) != 0)
+    kt_fail ("cleanup", "%s", script);
+  return kt_exit ();
+}

@@ -1,0 +1,227 @@
+/* SCHED (sched_setparam / sched_setscheduler), RESETIDS and TCSETPGRP
+   in a spawn chain, with their error paths.  */
+
+#include "st.h"
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+
+static char *envp[] = { NULL };
+static struct clone_args ca = { .exit_signal = SIGCHLD };
+
+static struct io_uring_sqe *
+sh (const char *script, unsigned long long ud)
+{
+  static char *argv[4] = { "sh", "-c", NULL, NULL };
+  argv[2] = (char *) script;
+  return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
+}
+
+static int
+finish (int n)
+{
+  if (st_run (&st_ring, n) != n)
+    kt_fail ("chain", "missing CQEs");
+  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
+}
+
+int
+main (void)
+{
+  st_init (0);
+  struct io_uring_sqe *sqe;
+  int hold[2], status;
+
+  /* SETSCHEDULER SCHED_FIFO 3; the parent checks while the child waits.  */
+  struct sched_param sp = { .sched_priority = 3 };
+  if (pipe (hold) != 0)
+    kt_fail ("pipe", "%m");
+  st_clone (&st_ring, &ca, 0);
+  st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
+  sqe->addr = (uintptr_t) &sp;
+  sqe->len = SCHED_FIFO;
+  ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("read x", 3);
+  st_run (&st_ring, 4);
+  pid_t pid = st_res[0];
+  KT_EXPECT_EQ ("setscheduler: res", st_res[2], 0);
+  KT_EXPECT_EQ ("setscheduler: policy", sched_getscheduler (pid), SCHED_FIFO);
+  struct sched_param got = { 0 };
+  sched_getparam (pid, &got);
+  KT_EXPECT_EQ ("setscheduler: priority", got.sched_priority, 3);
+  KT_EXPECT_EQ ("setscheduler: parent unchanged", sched_getscheduler (0), SCHED_OTHER);
+  close (hold[1]);
+  ST_EXPECT_STATUS ("setscheduler: child", st_wait (pid), 0);
+  close (hold[0]);
+
+  /* SETPARAM keeps the policy: a SCHED_FIFO parent, priority 7 for the
+     child.  */
+  struct sched_param pp = { .sched_priority = 2 };
+  if (sched_setscheduler (0, SCHED_FIFO, &pp) == 0)
+    {
+      sp.sched_priority = 7;
+      if (pipe (hold) != 0)
+	kt_fail ("pipe", "%m");
+      st_clone (&st_ring, &ca, 0);
+      st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
+      sqe->addr = (uintptr_t) &sp;
+      sqe->flags = IOSQE_IO_LINK;
+      sh ("read x", 3);
+      st_run (&st_ring, 4);
+      pid = st_res[0];
+      KT_EXPECT_EQ ("setparam: res", st_res[2], 0);
+      KT_EXPECT_EQ ("setparam: policy kept", sched_getscheduler (pid), SCHED_FIFO);
+      sched_getparam (pid, &got);
+      KT_EXPECT_EQ ("setparam: priority", got.sched_priority, 7);
+      close (hold[1]);
+      ST_EXPECT_STATUS ("setparam: child", st_wait (pid), 0);
+      close (hold[0]);
+      pp.sched_priority = 0;
+      sched_setscheduler (0, SCHED_OTHER, &pp);
+    }
+  else
+    kt_unsupported ("setparam", "sched_setscheduler: %m");
+
+  /* Errors: bad policy (issue), priority out of range, EFAULT, setparam
+     with a policy (prep).  */
+  sp.sched_priority = 0;
+  static const struct { const char *name; int policy; int prio; int err; } bad[] = {
+    { "sched bad policy", 99, 0, EINVAL },
+    { "sched bad priority", SCHED_OTHER, 5, EINVAL },
+  };
+  for (unsigned i = 0; i < 2; i++)
+    {
+      sp.sched_priority = bad[i].prio;
+      st_clone (&st_ring, &ca, 0);
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
+      sqe->addr = (uintptr_t) &sp;
+      sqe->len = bad[i].policy;
+      ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
+      sqe->flags = IOSQE_IO_LINK;
+      sh ("exit 0", 2);
+      status = finish (3);
+      KT_EXPECT_EQ (bad[i].name, st_res[1], -bad[i].err);
+      ST_EXPECT_STATUS (bad[i].name, status, 127);
+    }
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
+  sqe->addr = 8;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("sched EFAULT", st_res[1], -EFAULT);
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
+  sqe->addr = (uintptr_t) &sp;
+  sqe->len = SCHED_FIFO;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("setparam with a policy", st_res[1], -EINVAL);
+  KT_EXPECT_EQ ("setparam with a policy: clone cancelled", st_res[0], -ECANCELED);
+
+  /* RESETIDS: with euid 1000/egid 1000 and real ids 0 in the submitting
+     thread, the child runs with euid 0 / egid 0.  */
+  if (syscall (SYS_setresgid, -1, 1000, -1) == 0
+      && syscall (SYS_setresuid, -1, 1000, -1) == 0)
+    {
+      int w, r;
+      char out[64];
+      st_clone (&st_ring, &ca, 0);
+      r = st_capture (&st_ring, 1, &w);
+      st_sqe (&st_ring, IORING_OP_SPAWN_RESETIDS, 2)->flags = IOSQE_IO_LINK;
+      sh ("echo $(id -u) $(id -g)", 3);
+      st_run (&st_ring, 4);
+      close (w);
+      st_read_all (r, out, sizeof out);
+      KT_EXPECT_EQ ("resetids: res", st_res[2], 0);
+      ST_EXPECT_STR ("resetids: effective ids reset", out, "0 0");
+      st_wait (st_res[0]);
+      /* Control: without it the child keeps euid 1000.  */
+      st_clone (&st_ring, &ca, 0);
+      r = st_capture (&st_ring, 1, &w);
+      sh ("echo $(id -u) $(id -g)", 2);
+      st_run (&st_ring, 3);
+      close (w);
+      st_read_all (r, out, sizeof out);
+      ST_EXPECT_STR ("no resetids: effective ids kept", out, "1000 1000");
+      st_wait (st_res[0]);
+      if (syscall (SYS_setresuid, -1, 0, -1) != 0
+	  || syscall (SYS_setresgid, -1, 0, -1) != 0)
+	kt_fail ("restore ids", "%m");
+    }
+  else
+    kt_unsupported ("resetids", "cannot change the effective ids: %m");
+
+  /* TCSETPGRP: new session, the pty slave becomes the controlling
+     terminal (opened onto fd 0), own process group in the foreground.  */
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+  if (master >= 0 && grantpt (master) == 0 && unlockpt (master) == 0)
+    {
+      char *slave = ptsname (master);
+      if (pipe (hold) != 0)
+	kt_fail ("pipe", "%m");
+      st_clone (&st_ring, &ca, 0);
+      st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 1)->flags = IOSQE_IO_LINK;
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 2);
+      sqe->fd = AT_FDCWD;
+      sqe->addr = (uintptr_t) slave;
+      ST_SPAWN_FLAGS (sqe) = O_RDWR;
+      sqe->off = 0;
+      sqe->flags = IOSQE_IO_LINK;
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 3);
+      sqe->fd = 0;
+      sqe->flags = IOSQE_IO_LINK;
+      st_dup2 (&st_ring, hold[0], 5, 4)->flags = IOSQE_IO_LINK;
+      sh ("read x <&5", 5);
+      st_run (&st_ring, 6);
+      pid = st_res[0];
+      KT_EXPECT_EQ ("tcsetpgrp: setsid", st_res[1], pid);
+      KT_EXPECT_EQ ("tcsetpgrp: open the tty", st_res[2], 0);
+      KT_EXPECT_EQ ("tcsetpgrp: res", st_res[3], 0);
+      pid_t fg = -1;
+      ioctl (master, TIOCGPGRP, &fg);
+      KT_EXPECT_EQ ("tcsetpgrp: foreground group is the child's", fg, pid);
+      close (hold[1]);
+      ST_EXPECT_STATUS ("tcsetpgrp: child", st_wait (pid), 0);
+      close (hold[0]);
+
+      /* Not our controlling terminal: ENOTTY.  */
+      int sfd = open (slave, O_RDWR | O_NOCTTY);
+      st_clone (&st_ring, &ca, 0);
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
+      sqe->fd = sfd;
+      sqe->flags = IOSQE_IO_LINK;
+      sh ("exit 0", 2);
+      status = finish (3);
+      KT_EXPECT_EQ ("tcsetpgrp: not the controlling tty", st_res[1], -ENOTTY);
+      close (sfd);
+      close (master);
+    }
+  else
+    kt_unsupported ("tcsetpgrp", "no pty: %m");
+  int p[2];
+  if (pipe (p) != 0)
+    kt_fail ("pipe", "%m");
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
+  sqe->fd = p[0];
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("tcsetpgrp: not a tty", st_res[1], -ENOTTY);
+  ST_EXPECT_STATUS ("tcsetpgrp: not a tty: child exits 127", status, 127);
+  st_clone (&st_ring, &ca, 0);
+  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
+  sqe->fd = 444;
+  sqe->flags = IOSQE_IO_LINK;
+  sh ("exit 0", 2);
+  status = finish (3);
+  KT_EXPECT_EQ ("tcsetpgrp: bad fd", st_res[1], -EBADF);
+
+  st_no_children ("no child left");
+  return kt_exit ();
+}
