@@ -1,0 +1,312 @@
+# scripts/kernel.sh -- build the uring-spawn test kernel.
+#
+#   bash scripts/kernel.sh [--debug | --both]
+#   (or sourced by build.sh, which then calls: kernel_build [--debug])
+#
+# Debian's /usr/src/linux-source-6.12.tar.xz + patches/kernel/0*.patch
+# (in order, the cover letter excluded) + kernel/config.fragment
+# [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers:
+#
+#   build/kernel/bzImage            plain kernel
+#   build/kernel/usr/include        its `make headers_install` (patched
+#                                   <linux/io_uring.h> for the tests)
+#   build/kernel-debug/...          the same for --debug (lockdep, KASAN)
+#
+# build/kernel and build/kernel-debug are symlinks to
+# $CACHE/kernel/out-KEY, KEY = hash(tarball, patches, fragments, variant):
+# a re-run with nothing changed only re-points the symlink.
+#
+# Layout in $CACHE/kernel:
+#   src-T/           the tarball T, extracted once, never modified
+#   tree-T/          hard-linked copy of src-T with the current series
+#                    applied; a file the series touches is replaced, never
+#                    written in place, so src-T stays pristine.  When the
+#                    series changes, only the files touched by the old or
+#                    the new series are rewritten, so the builds below
+#                    are incremental.
+#   obj-T-plain/, obj-T-debug/   kbuild output directories (make O=)
+#   out-KEY/         bzImage, config, System.map, usr/include, build.log
+# The tree and obj directories are used under $CACHE/kernel/.tree.lock;
+# every compile runs under the global build lock ($BUILD_LOCK).
+
+_kernel_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$_kernel_here/scripts/lib.sh"
+
+KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# Bump when the way a kernel is configured or built changes.
+_KERNEL_RECIPE=3
+
+# The tarball's hash, remembered by path, size and mtime (hashing 150 MB
+# takes a second).
+kernel_tarball_hash ()
+{
+  local id memo
+  id=$(stat -c '%n %s %Y' "$KERNEL_TARBALL") || die "$KERNEL_TARBALL not found"
+  memo=$CACHE/kernel/tarball-$(hash_of "$id")
+  if [ -f "$memo" ]; then cat "$memo"; return; fi
+  local h
+  h=$(hash_of "$KERNEL_TARBALL")
+  mkdir -p "$CACHE/kernel" && printf '%s\n' "$h" > "$memo.$$" && mv "$memo.$$" "$memo"
+  printf '%s\n' "$h"
+}
+
+# The series: patches/kernel/0*.patch in order, without the cover letter.
+kernel_patches ()
+{
+  local p
+  for p in "$_kernel_here"/patches/kernel/0*.patch; do
+    [ -f "$p" ] || continue
+    case ${p##*/} in
+      0000-*|*cover-letter*) continue ;;
+    esac
+    printf '%s\n' "$p"
+  done
+}
+
+# Files a patch touches (both sides of every diff, /dev/null excepted).
+_kernel_patch_files ()
+{
+  sed -n -e 's|^--- a/\([^[:space:]]*\).*|\1|p' \
+	 -e 's|^+++ b/\([^[:space:]]*\).*|\1|p' \
+	 -e 's|^rename from \(.*\)|\1|p' -e 's|^rename to \(.*\)|\1|p' \
+	 -e 's|^copy to \(.*\)|\1|p' "$@" | sort -u
+}
+
+# Print the cache key of a variant (plain|debug).
+kernel_key ()
+{
+  local variant=$1 frags=("$_kernel_here/kernel/config.fragment")
+  [ "$variant" = debug ] && frags+=("$_kernel_here/kernel/debug.fragment")
+  local patches
+  mapfile -t patches < <(kernel_patches)
+  hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
+    "${patches[@]}" "${frags[@]}"
+}
+
+# Extract the tarball once.  Caller holds the tree lock.
+_kernel_extract ()
+{
+  local src=$1
+  [ -f "$src/.done" ] && return 0
+  rm -rf "$src" "$src.tmp"
+  mkdir -p "$src.tmp"
+  step "$CACHE/logs/kernel-extract.log" "extracting ${KERNEL_TARBALL##*/}" \
+    tar -C "$src.tmp" -xf "$KERNEL_TARBALL"
+  local top
+  top=$(ls "$src.tmp")
+  [ "$(printf '%s\n' "$top" | wc -l)" -eq 1 ] \
+    || die "unexpected layout of $KERNEL_TARBALL"
+  mv "$src.tmp/$top" "$src" && rmdir "$src.tmp" && touch "$src/.done"
+}
+
+# Bring tree-T to "pristine + the current series".  Caller holds the lock.
+_kernel_sync_tree ()
+{
+  local src=$1 tree=$2
+  if [ ! -f "$tree/.uring-spawn-tree" ]; then
+    say "creating the kernel work tree $tree"
+    rm -rf "$tree"
+    cp -al "$src" "$tree.tmp" && rm -f "$tree.tmp/.done" \
+      && : > "$tree.tmp/.uring-spawn-tree" && : > "$tree.tmp/.uring-spawn-files" \
+      && mv "$tree.tmp" "$tree" || die "cannot create $tree"
+  fi
+  local patches
+  mapfile -t patches < <(kernel_patches)
+  local want
+  want=$(hash_of "${patches[@]}" "n=${#patches[@]}")
+  if [ "$(cat "$tree/.uring-spawn-tree")" = "$want" ]; then
+    return 0
+  fi
+  say "applying ${#patches[@]} kernel patch(es) to the work tree"
+  local tmp=$CACHE/kernel/apply.tmp new_files old_files f
+  rm -rf "$tmp" && mkdir -p "$tmp"
+  new_files=
+  if [ ${#patches[@]} -gt 0 ]; then
+    new_files=$(_kernel_patch_files "${patches[@]}")
+  fi
+  old_files=$(cat "$tree/.uring-spawn-files")
+  # Apply the series to copies of just the files it touches.
+  while IFS= read -r f; do
+    [ -n "$f" ] || continue
+    if [ -f "$src/$f" ]; then
+      mkdir -p "$tmp/$(dirname "$f")" && cp "$src/$f" "$tmp/$f" || die "copying $f"
+    fi
+  done <<< "$new_files"
+  local p out
+  for p in "${patches[@]}"; do
+    if ! out=$(cd "$tmp" && GIT_CEILING_DIRECTORIES=$CACHE git apply -p1 \
+		 --whitespace=nowarn "$p" 2>&1); then
+      printf '%s\n' "$out" >&2
+      die "kernel patch ${p#$_kernel_here/} does not apply to ${KERNEL_TARBALL##*/} (after the patches before it)"
+    fi
+  done
+  # Every file touched by the old or the new series: take its new
+  # content (from $tmp, or pristine), replace it only if it differs.
+  local n=0
+  while IFS= read -r f; do
+    [ -n "$f" ] || continue
+    local from=
+    if grep -qxF -- "$f" <<< "$new_files"; then
+      [ -f "$tmp/$f" ] && from=$tmp/$f
+    else
+      [ -f "$src/$f" ] && from=$src/$f
+    fi
+    if [ -z "$from" ]; then
+      [ -e "$tree/$f" ] && { rm -f "$tree/$f"; n=$((n + 1)); }
+    elif ! cmp -s "$from" "$tree/$f"; then
+      mkdir -p "$tree/$(dirname "$f")"
+      cp "$from" "$tree/$f.uring-spawn-new" && mv -f "$tree/$f.uring-spawn-new" "$tree/$f" \
+	|| die "updating $tree/$f"
+      n=$((n + 1))
+    fi
+  done < <(printf '%s\n%s\n' "$new_files" "$old_files" | sort -u)
+  printf '%s\n' "$new_files" | sed '/^$/d' > "$tree/.uring-spawn-files"
+  printf '%s\n' "$want" > "$tree/.uring-spawn-tree"
+  rm -rf "$tmp"
+  say "kernel work tree: $n file(s) changed"
+}
+
+# Options a fragment asks for, as the lines .config must contain.
+_kernel_requested ()
+{
+  sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*=.*\)$/\1/p' \
+	 -e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/# \1 is not set/p' "$@"
+}
+
+# Check .config against the fragments: last request for a symbol wins.
+_kernel_verify_config ()
+{
+  local config=$1; shift
+  local bad=() line sym
+  declare -A want=()
+  local order=()
+  while IFS= read -r line; do
+    sym=${line#\# }; sym=${sym%%=*}; sym=${sym%% *}
+    [ -n "${want[$sym]+x}" ] || order+=("$sym")
+    want[$sym]=$line
+  done < <(_kernel_requested "$@")
+  for sym in "${order[@]}"; do
+    line=${want[$sym]}
+    case $line in
+      '# '*)
+	grep -q "^$sym=" "$config" && bad+=("$sym (wanted off, got $(grep "^$sym=" "$config" | cut -d= -f2-))") ;;
+      *)
+	if ! grep -qxF -- "$line" "$config"; then
+	  local got
+	  got=$(grep "^$sym=" "$config" | cut -d= -f2-)
+	  bad+=("$sym (wanted ${line#*=}, got ${got:-not set})")
+	fi ;;
+    esac
+  done
+  if [ ${#bad[@]} -gt 0 ]; then
+    printf '  %s\n' "${bad[@]}" >&2
+    die "make olddefconfig dropped or changed ${#bad[@]} requested kernel option(s) (listed above; a dependency is missing); config: $config"
+  fi
+}
+
+# kernel_build [--debug]: build (or reuse) a variant and point build/kernel[-debug] at it.
+kernel_build ()
+{
+  local variant=plain
+  [ "${1:-}" = --debug ] && variant=debug
+  local link=$_kernel_here/build/kernel
+  [ $variant = debug ] && link=$_kernel_here/build/kernel-debug
+  [ -f "$KERNEL_TARBALL" ] || need_packages linux-source-6.12
+  [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
+  local key out th
+  th=$(kernel_tarball_hash)
+  key=$(kernel_key $variant)
+  out=$CACHE/kernel/out-$key
+  if [ ! -f "$out/.done" ]; then
+    need_packages build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils git
+    mkdir -p "$CACHE/kernel" "$CACHE/logs"
+    exec 8>"$CACHE/kernel/.tree.lock"
+    if ! flock -n 8; then
+      say "waiting for another kernel build ($CACHE/kernel/.tree.lock)"
+      flock 8
+    fi
+    # Someone else may have built it meanwhile.
+    if [ ! -f "$out/.done" ]; then
+      _kernel_build_locked "$variant" "$th" "$out"
+    fi
+    exec 8>&-
+  fi
+  mkdir -p "$(dirname "$link")"
+  ln -sfn "$out" "$link.new" && mv -T "$link.new" "$link" || die "cannot update $link"
+  say "kernel ($variant): $link -> $out ($(cat "$out/release"))"
+}
+
+# _kernel_configure OBJ NFRAGS FRAG... MAKE...: tinyconfig, then the
+# fragments appended (a later line for a symbol wins), then olddefconfig.
+_kernel_configure ()
+{
+  local obj=$1 n=$2; shift 2
+  local frags=("${@:1:$n}"); shift "$n"
+  "$@" tinyconfig && cat "${frags[@]}" >> "$obj/.config" && "$@" olddefconfig
+}
+
+# _kernel_make_timed FILE MAKE...: run MAKE under the build lock and write
+# the seconds it took (lock wait excluded) to FILE.
+_kernel_make_timed ()
+{
+  local tfile=$1; shift
+  mkdir -p "$CACHE"
+  (
+    if ! flock -n 9; then
+      echo "(waiting for the build lock $BUILD_LOCK)"
+      flock 9
+    fi
+    s=$(date +%s)
+    "$@" 9>&-
+    rc=$?
+    echo $(( $(date +%s) - s )) > "$tfile"
+    exit $rc
+  ) 9>"$BUILD_LOCK"
+}
+
+_kernel_build_locked ()
+{
+  local variant=$1 th=$2 out=$3
+  local src=$CACHE/kernel/src-$th tree=$CACHE/kernel/tree-$th
+  local obj=$CACHE/kernel/obj-$th-$variant
+  local log=$CACHE/logs/kernel-$variant.log
+  local t0=$(date +%s)
+  _kernel_extract "$src"
+  _kernel_sync_tree "$src" "$tree"
+  mkdir -p "$obj"
+  local frags=("$_kernel_here/kernel/config.fragment")
+  [ "$variant" = debug ] && frags+=("$_kernel_here/kernel/debug.fragment")
+  local mk=(make -C "$tree" O="$obj" ARCH=x86_64 -j"$JOBS")
+  # tinyconfig, then our fragments on top, then fill in the defaults.
+  step "$CACHE/logs/kernel-$variant-config.log" "configuring the $variant kernel" \
+    _kernel_configure "$obj" "${#frags[@]}" "${frags[@]}" "${mk[@]}"
+  _kernel_verify_config "$obj/.config" "${frags[@]}"
+  step "$log" "building the $variant kernel (bzImage)" \
+    _kernel_make_timed "$obj/.make-seconds" "${mk[@]}" bzImage
+  local tb
+  tb=$(cat "$obj/.make-seconds")
+  rm -rf "$out.tmp" && mkdir -p "$out.tmp"
+  # Copying headers, not compiling: no need to queue for the lock.
+  step "$CACHE/logs/kernel-$variant-headers.log" "installing the $variant kernel's UAPI headers" \
+    "${mk[@]}" headers_install INSTALL_HDR_PATH="$out.tmp/usr"
+  cp "$obj/arch/x86/boot/bzImage" "$obj/System.map" "$out.tmp/" \
+    && cp "$obj/.config" "$out.tmp/config" \
+    && cp "$log" "$out.tmp/build.log" \
+    && cat "$obj/include/config/kernel.release" > "$out.tmp/release" \
+    && printf '%s\n' "$tb" > "$out.tmp/build-seconds" \
+    || die "cannot collect the kernel build outputs"
+  touch "$out.tmp/.done"
+  rm -rf "$out" && mv "$out.tmp" "$out"
+  say "$variant kernel $(cat "$out/release"): make took ${tb}s (lock wait excluded), $(( $(date +%s) - t0 ))s in all"
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  set -eo pipefail
+  case "${1:-}" in
+    '') kernel_build ;;
+    --debug) kernel_build --debug ;;
+    --both) kernel_build && kernel_build --debug ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "usage: bash scripts/kernel.sh [--debug | --both]" ;;
+  esac
+fi
