@@ -1,0 +1,111 @@
+#!/bin/sh
+# scripts/vm-init.sh -- PID 1 of the uring-spawn test VM (see scripts/vm.sh).
+#
+# The kernel runs it as init= from the host's / (shared read-only over
+# virtio-9p), so it is plain POSIX sh using the host's own tools.  It sets
+# up the guest, then, by the vm_mode= kernel parameter:
+#   run    run the command that vm.sh wrote to $vm_run/cmd.sh, with its
+#          output on /dev/ttyS1 (vm.sh's stdout), write its exit status to
+#          $vm_run/status and the kernel log to $vm_run/dmesg;
+#   agent  run scripts/vm-agent.py, which serves `vm.sh exec` requests
+#          until `vm.sh stop`;
+# and powers the machine off.  The kernel log goes to ttyS0, which vm.sh
+# saves as console.log.  Lines starting with "uring-spawn-vm:" on ttyS0
+# are for vm.sh.
+
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+log () { echo "uring-spawn-vm: $*" > /dev/console; }
+
+poweroff_now ()
+{
+  sync
+  # sysrq o powers off through ACPI; b resets, which QEMU (-no-reboot)
+  # also treats as the end.  Never return: PID 1 must not exit.
+  echo o > /proc/sysrq-trigger
+  sleep 5
+  echo b > /proc/sysrq-trigger
+  while :; do sleep 1; done
+}
+
+mounted () { grep -q "^[^ ]* $1 " /proc/mounts; }
+
+mount -t proc proc /proc
+case " $(cat /proc/cmdline) " in
+  *" vm_trace=1 "*) trace () { read -r up _ < /proc/uptime; log "$up $*"; } ;;
+  *) trace () { :; } ;;
+esac
+trace "init started"
+mount -t sysfs sysfs /sys
+mounted /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=1777 tmpfs /var/tmp
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/lock /run/shm && chmod 1777 /run/lock
+mount -t cgroup2 cgroup2 /sys/fs/cgroup
+mounted /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
+trace "mounted"
+hostname uring-spawn-vm
+ip link set lo up
+trace "lo up"
+
+vm_mode= vm_run= vm_repo= vm_cache=
+for arg in $(cat /proc/cmdline); do
+  case $arg in
+    vm_mode=*|vm_run=*|vm_repo=*|vm_cache=*) eval "${arg%%=*}=\${arg#*=}" ;;
+  esac
+done
+
+# The repository and the build cache, writable, at their host paths.
+opts=trans=virtio,version=9p2000.L,msize=512000,cache=mmap
+[ -n "$vm_repo" ] && mount -t 9p -o "$opts" repo "$vm_repo"
+[ -n "$vm_cache" ] && mount -t 9p -o "$opts" cache "$vm_cache"
+trace "shares mounted"
+
+# The kernel's own log level for the console: errors and worse only, so
+# that oopses, KASAN and lockdep reports land in console.log as they happen.
+echo 4 > /proc/sys/kernel/printk
+
+case $vm_mode in
+  run)
+    if [ ! -f "$vm_run/cmd.sh" ]; then
+      log "no command in $vm_run/cmd.sh"
+      poweroff_now
+    fi
+    stty -F /dev/ttyS1 raw -echo 2>/dev/null
+    cat /proc/uptime > "$vm_run/started"
+    log "running the command"
+    sh "$vm_run/cmd.sh" < /dev/null > /dev/ttyS1 2>&1
+    rc=$?
+    dmesg > "$vm_run/dmesg" 2>&1
+    echo "$rc" > "$vm_run/status.tmp" && mv "$vm_run/status.tmp" "$vm_run/status"
+    sync
+    log "exit status $rc"
+    ;;
+  agent)
+    cat /proc/uptime > "$vm_run/started"
+    log "starting the agent"
+    # The agent logs to the console; it exits 0 on `vm.sh stop`.  If a
+    # test kills it (kill -1, OOM), start it again.
+    while :; do
+      /usr/bin/python3 "$vm_repo/scripts/vm-agent.py" serve --port 7000 \
+	--token-file "$vm_run/token" > /dev/console 2>&1
+      rc=$?
+      log "agent exited with status $rc"
+      [ $rc -eq 0 ] && break
+      sleep 1
+    done
+    ;;
+  *)
+    log "unknown vm_mode '$vm_mode'"
+    ;;
+esac
+poweroff_now
