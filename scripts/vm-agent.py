@@ -12,8 +12,11 @@ carries one request:
 
   client -> agent  one JSON line: {"token", "op", "argv", "cwd", "env"}
                    then frames of stdin (type 0; an empty one is EOF)
-  agent -> client  frames: 1 stdout data, 2 stderr data, 3 exit status
+  agent -> client  frames: 5 accepted (first, before anything runs),
+                   1 stdout data, 2 stderr data, 3 exit status
                    (decimal text), 4 an error message from the agent
+A client whose connection breaks before "accepted" may safely retry:
+nothing ran.
 
 A frame is a type byte, a 4-byte big-endian length, and the data.  The
 agent forks a handler per connection, so requests run concurrently; the
@@ -37,7 +40,7 @@ import sys
 import threading
 import time
 
-STDIN, STDOUT, STDERR, EXIT, ERROR = 0, 1, 2, 3, 4
+STDIN, STDOUT, STDERR, EXIT, ERROR, ACCEPTED = 0, 1, 2, 3, 4, 5
 HDR = struct.Struct(">BI")
 
 
@@ -92,6 +95,7 @@ class Handler(socketserver.BaseRequestHandler):
             send_frame(sock, EXIT, b"125")
             return
         sock.settimeout(None)
+        send_frame(sock, ACCEPTED)
         op = req.get("op")
         if op == "ping":
             send_frame(sock, EXIT, b"0")
@@ -203,6 +207,7 @@ class Handler(socketserver.BaseRequestHandler):
 
 class Server(socketserver.ForkingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
+    request_queue_size = 256
     max_children = 1000
 
 
@@ -237,15 +242,36 @@ def connect(args):
     return sock
 
 
-def request(args, op, **kw):
-    sock = connect(args)
-    req = dict(token=read_token(args.token_file), op=op, **kw)
-    sock.sendall(json.dumps(req).encode() + b"\n")
-    return sock
+def request(args, op, attempts=8, **kw):
+    """Connect and send the request; return the socket once the agent has
+    accepted it.  Retried while nothing can have run yet."""
+    req = json.dumps(dict(token=read_token(args.token_file), op=op, **kw))
+    delay = 0.2
+    for attempt in range(attempts):
+        sock = connect(args)
+        try:
+            sock.settimeout(60)
+            sock.sendall(req.encode() + b"\n")
+            kind, data = recv_frame(sock)
+            if kind == ACCEPTED:
+                sock.settimeout(None)
+                return sock
+            if kind is not None:  # bad token and the like
+                sys.stderr.buffer.write(data if kind == ERROR else b"")
+                sys.exit(125)
+        except OSError:
+            pass
+        sock.close()
+        time.sleep(delay)
+        delay = min(delay * 2, 5)
+    print(f"vm exec: the VM agent on port {args.port} does not accept requests",
+          file=sys.stderr)
+    sys.exit(125)
 
 
 def simple(args, op):
-    sock = request(args, op)
+    # ping is polled while the VM boots: one attempt each.
+    sock = request(args, op, attempts=1 if op == "ping" else 8)
     sock.settimeout(10)
     try:
         kind, data = recv_frame(sock)

@@ -309,7 +309,7 @@ vm_start ()
   local vm_qemu
   _vm_qemu_cmd "$kernel" "$run" agent "$icount" "$accel"
   vm_qemu+=(-netdev "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:$port-:7000"
-    -device virtio-net-pci,netdev=n0
+    -device virtio-net-pci,netdev=n0,romfile=
     -daemonize -pidfile "$st/qemu.pid")
   printf '%s\n' "$run" > "$st/run"
   printf '%s\n' "$port" > "$st/port"
