@@ -134,7 +134,9 @@ main (void)
   exec_error ("E2BIG", "/bin/true", argv_big, E2BIG);
   free (big);
 
-  exec_error ("EFAULT argv", "/bin/true", (char **) 8, EFAULT);
+  char **bad_argv = (char **) 8;
+  __asm__ ("" : "+r" (bad_argv));
+  exec_error ("EFAULT argv", "/bin/true", bad_argv, EFAULT);
   exec_error ("EFAULT path", (const char *) 8, argv_true, EFAULT);
 
   /* Directory: EACCES.  */
@@ -199,22 +201,27 @@ main (void)
   else
     kt_fail ("CLONE_PIDFD", "no pidfd, clone res %d", st_res[0]);
 
-  /* 6. exit_signal 0: no SIGCHLD, reaped with __WALL.  */
+  /* 6. exit_signal 0: a child that fails before exec sends no signal,
+     plain waitpid does not see it, __WALL reaps it.  (A successful exec
+     resets exit_signal to SIGCHLD, as exec always does.)  */
   struct clone_args c0 = { .exit_signal = 0 };
   ts.tv_sec = 0;
+  ts.tv_nsec = 0;
   while (sigtimedwait (&chld, &si, &ts) > 0)
     ;
   st_clone (&st_ring, &c0, 0);
-  st_exec (&st_ring, "/bin/true", argv_true, envp, 1);
+  st_exec (&st_ring, "/nonexistent", argv_true, envp, 1);
   st_run (&st_ring, 2);
   pid = st_res[0];
-  ST_EXPECT_STATUS ("exit_signal 0: reaped with __WALL", pid > 0 ? st_wait (pid) : -1, 0);
+  KT_EXPECT_EQ ("exit_signal 0: exec fails", st_res[1], -ENOENT);
+  usleep (200000);
+  KT_EXPECT_EQ ("exit_signal 0: invisible to plain waitpid",
+		waitpid (pid, &status, WNOHANG), -1);
+  ST_EXPECT_STATUS ("exit_signal 0: reaped with __WALL", pid > 0 ? st_wait (pid) : -1, 127);
   ts.tv_sec = 0;
   ts.tv_nsec = 100000000;
   KT_EXPECT_EQ ("exit_signal 0: no SIGCHLD", sigtimedwait (&chld, &si, &ts), -1);
 
-  /* 7. The child's fd table is a copy: an fd the parent opens later is
-     not in it, and exec honours O_CLOEXEC.  */
   st_no_children ("no child left");
 
   char cmd[400];

@@ -107,12 +107,12 @@ main (void)
   /* SETSID: res is the new session id, the child's pid.  The child
      stays alive (reading a pipe) while the parent looks at it.  */
   int hold[2];
-  if (pipe (hold) != 0)
+  if (pipe2 (hold, O_CLOEXEC) != 0)
     kt_fail ("pipe", "%m");
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
   st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x", 3);
+  sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid = st_res[0];
   KT_EXPECT_EQ ("setsid: res is the pid", st_res[2], pid);
@@ -125,12 +125,12 @@ main (void)
   close (hold[0]);
 
   /* SETPGID 0: own group.  */
-  if (pipe (hold) != 0)
+  if (pipe2 (hold, O_CLOEXEC) != 0)
     kt_fail ("pipe", "%m");
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
   st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x", 3);
+  sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid = st_res[0];
   KT_EXPECT_EQ ("setpgid 0: res", st_res[2], 0);
@@ -143,7 +143,7 @@ main (void)
   sqe->off = group;
   sqe->flags = IOSQE_IO_LINK;
   st_dup2 (&st_ring, hold[0], 0, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x", 3);
+  sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid2 = st_res[0];
   KT_EXPECT_EQ ("setpgid group: res", st_res[1], 0);

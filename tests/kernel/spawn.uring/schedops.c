@@ -17,6 +17,18 @@ sh (const char *script, unsigned long long ud)
   return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
 }
 
+/* Exec sed printing the effective uid and gid (a shell would drop
+   privileges itself when euid != uid).  */
+static void
+ids (unsigned long long ud)
+{
+  static char *argv[] = { "sed", "-n",
+    "/^Uid:/{s/^Uid:\\t[0-9]*\\t\\([0-9]*\\).*/\\1/;h};"
+    "/^Gid:/{s/^Gid:\\t[0-9]*\\t\\([0-9]*\\).*/\\1/;H;x;s/\\n/ /p}",
+    "/proc/self/status", NULL };
+  st_exec (&st_ring, "/bin/sed", argv, envp, ud);
+}
+
 static int
 finish (int n)
 {
@@ -34,7 +46,7 @@ main (void)
 
   /* SETSCHEDULER SCHED_FIFO 3; the parent checks while the child waits.  */
   struct sched_param sp = { .sched_priority = 3 };
-  if (pipe (hold) != 0)
+  if (pipe2 (hold, O_CLOEXEC) != 0)
     kt_fail ("pipe", "%m");
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
@@ -43,7 +55,7 @@ main (void)
   sqe->len = SCHED_FIFO;
   ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("read x", 3);
+  sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid = st_res[0];
   KT_EXPECT_EQ ("setscheduler: res", st_res[2], 0);
@@ -62,14 +74,14 @@ main (void)
   if (sched_setscheduler (0, SCHED_FIFO, &pp) == 0)
     {
       sp.sched_priority = 7;
-      if (pipe (hold) != 0)
+      if (pipe2 (hold, O_CLOEXEC) != 0)
 	kt_fail ("pipe", "%m");
       st_clone (&st_ring, &ca, 0);
       st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
       sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
       sqe->addr = (uintptr_t) &sp;
       sqe->flags = IOSQE_IO_LINK;
-      sh ("read x", 3);
+      sh ("read x; exit 0", 3);
       st_run (&st_ring, 4);
       pid = st_res[0];
       KT_EXPECT_EQ ("setparam: res", st_res[2], 0);
@@ -133,7 +145,7 @@ main (void)
       st_clone (&st_ring, &ca, 0);
       r = st_capture (&st_ring, 1, &w);
       st_sqe (&st_ring, IORING_OP_SPAWN_RESETIDS, 2)->flags = IOSQE_IO_LINK;
-      sh ("echo $(id -u) $(id -g)", 3);
+      ids (3);
       st_run (&st_ring, 4);
       close (w);
       st_read_all (r, out, sizeof out);
@@ -143,7 +155,7 @@ main (void)
       /* Control: without it the child keeps euid 1000.  */
       st_clone (&st_ring, &ca, 0);
       r = st_capture (&st_ring, 1, &w);
-      sh ("echo $(id -u) $(id -g)", 2);
+      ids (2);
       st_run (&st_ring, 3);
       close (w);
       st_read_all (r, out, sizeof out);
@@ -162,7 +174,7 @@ main (void)
   if (master >= 0 && grantpt (master) == 0 && unlockpt (master) == 0)
     {
       char *slave = ptsname (master);
-      if (pipe (hold) != 0)
+      if (pipe2 (hold, O_CLOEXEC) != 0)
 	kt_fail ("pipe", "%m");
       st_clone (&st_ring, &ca, 0);
       st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 1)->flags = IOSQE_IO_LINK;
@@ -176,7 +188,7 @@ main (void)
       sqe->fd = 0;
       sqe->flags = IOSQE_IO_LINK;
       st_dup2 (&st_ring, hold[0], 5, 4)->flags = IOSQE_IO_LINK;
-      sh ("read x <&5", 5);
+      sh ("read x <&5; exit 0", 5);
       st_run (&st_ring, 6);
       pid = st_res[0];
       KT_EXPECT_EQ ("tcsetpgrp: setsid", st_res[1], pid);
