@@ -1,0 +1,55 @@
+# scripts/check-kernel.sh -- build the debug kernel, boot it, run the
+# DejaGnu kernel suite (tests/kernel) in it and check its kernel log.
+#
+#   bash scripts/check-kernel.sh [--plain] [RUNTEST-ARGS...]
+#
+# --plain uses the plain kernel instead of the debug one (lockdep, KASAN).
+# RUNTEST-ARGS go to runtest, e.g. basic.exp=nop.c to run one test.
+# Results: build/results/spawn.sum and spawn.log.  Exits non-zero if a
+# test failed or was unresolved, or the guest's kernel log shows a report
+# (BUG, WARNING, lockdep, KASAN, Oops...).  The last line is the totals:
+#   kernel-tests: N passed, N failed, N skipped
+_ck_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$_ck_here/scripts/lib.sh"
+. "$_ck_here/scripts/kernel.sh"
+
+set -o pipefail
+debug=--debug
+if [ "${1:-}" = --plain ]; then debug=; shift; fi
+need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3
+
+if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
+kdir=$_ck_here/build/kernel${debug:+-debug}
+
+export VM_NAME=${VM_NAME:-check}
+vm=(bash "$_ck_here/scripts/vm.sh")
+"${vm[@]}" stop >/dev/null 2>&1
+t0=$(date +%s)
+"${vm[@]}" start $debug --no-build || die "the test VM did not start"
+trap '"${vm[@]}" stop' EXIT
+say "VM up in $(( $(date +%s) - t0 ))s"
+
+results=$_ck_here/build/results
+mkdir -p "$results"
+export KT_VM=exec KT_HEADERS=$kdir/usr/include
+[ -n "$debug" ] && export KT_DEBUG=1
+rc=0
+say "running the kernel tests (runtest --tool spawn; results in $results)"
+(cd "$_ck_here/tests/kernel" && runtest --tool spawn --outdir "$results" "$@") || rc=$?
+
+dmesg_rc=0
+"${vm[@]}" dmesg --check || dmesg_rc=$?
+
+sum=$results/spawn.sum
+count () { sed -n "s/^# of $1[[:space:]]*\([0-9]*\)$/\1/p" "$sum" | head -n 1; }
+pass=$(count 'expected passes'); fail=$(count 'unexpected failures')
+unres=$(count 'unresolved testcases'); unsup=$(count 'unsupported tests')
+xpass=$(count 'unexpected successes'); xfail=$(count 'expected failures')
+untested=$(count 'untested testcases')
+printf '\n'
+sed -n '/=== spawn Summary ===/,$p' "$sum"
+[ "$dmesg_rc" -eq 0 ] || say "guest kernel log check FAILED"
+nfail=$(( ${fail:-0} + ${unres:-0} + ${xpass:-0} + (dmesg_rc != 0) ))
+nskip=$(( ${unsup:-0} + ${untested:-0} + ${xfail:-0} ))
+printf 'kernel-tests: %d passed, %d failed, %d skipped\n' "${pass:-0}" "$nfail" "$nskip"
+[ $rc -eq 0 ] && [ $dmesg_rc -eq 0 ] && [ "$nfail" -eq 0 ] && [ "${pass:-0}" -gt 0 ]
