@@ -1,0 +1,246 @@
+# scripts/glibc.sh -- the glibc half of build.sh: sources, patch, build,
+# tests.  Sourced by build.sh after scripts/lib.sh.
+
+GLIBC_TARBALL=/usr/src/glibc/glibc-2.36.tar.xz
+GLIBC_PACKAGES=(glibc-source build-essential gawk bison python3 xz-utils
+		git patch rsync)
+# Configure arguments.  MAKEINFO=: because Debian's tarball carries no
+# manual (as in Debian's own packaging).
+GLIBC_CONFIGURE=(--prefix=/usr)
+GLIBC_MAKEFLAGS=(MAKEINFO=:)
+# Spawn and exec users outside posix/, run with "make test t=...".
+GLIBC_EXTRA_TESTS=(stdlib/tst-system stdio-common/tst-popen
+		   stdio-common/tst-popen2 libio/tst-popen1)
+# The commit that patches/0001 is made of; fixed so the patch is stable.
+PATCH_NAME=0001-posix_spawn-io_uring.patch
+PATCH_IDENT="uring-spawn developers <dev@uring-spawn.invalid>"
+PATCH_DATE="2026-11-30T00:00:00+00:00"
+
+# Set the cache paths.  The source trees are keyed by the tarball; the
+# build directory also by the compiler and the configure arguments.  The
+# overlay is NOT part of the key: it is synced into the source tree file
+# by file, so that editing it rebuilds only what it touches.
+glibc_paths ()
+{
+  [ -n "${GDIR:-}" ] && return 0
+  need_packages "${GLIBC_PACKAGES[@]}"
+  [ -f "$GLIBC_TARBALL" ] || die "$GLIBC_TARBALL missing (package glibc-source)"
+  GDIR=$CACHE/glibc-2.36-$(hash_of "$GLIBC_TARBALL")
+  PRISTINE=$GDIR/pristine
+  GSRC=$GDIR/src
+  GBUILD=$GDIR/build-$(hash_of "$(gcc --version | head -n 1)" \
+			     "$(ld --version | head -n 1)" \
+			     "${GLIBC_CONFIGURE[*]}" "${GLIBC_MAKEFLAGS[*]}")
+}
+
+# extract DIR: unpack the tarball into DIR, atomically.
+glibc_extract ()
+{
+  local dir=$1
+  [ -d "$dir" ] && return 0
+  rm -rf "$dir.tmp"
+  mkdir -p "$dir.tmp"
+  step "$CACHE/logs/extract.log" "extracting $(basename "$GLIBC_TARBALL") into $dir" \
+    tar -C "$dir.tmp" --strip-components=1 -xf "$GLIBC_TARBALL"
+  mv "$dir.tmp" "$dir"
+}
+
+# Make $GDIR/desired hold every file our patch changes, as it must be:
+# sysdeps-overlay/X is sysdeps/X, tests/tst-*.c are posix/ tests, and
+# patches/glibc-hunks/*.diff are small edits of glibc's own files (the
+# Makefile lines that register the tests).
+glibc_desired ()
+{
+  local d=$GDIR/desired f rel hunk
+  rm -rf "$d"
+  mkdir -p "$d"
+  (cd sysdeps-overlay && find . -type f) | sort | while read -r f; do
+    rel=sysdeps/${f#./}
+    mkdir -p "$d/$(dirname "$rel")"
+    cp "sysdeps-overlay/$f" "$d/$rel"
+  done
+  for f in tests/tst-*.c; do
+    [ -f "$f" ] || continue
+    mkdir -p "$d/posix"
+    cp "$f" "$d/posix/"
+  done
+  for hunk in patches/glibc-hunks/*.diff; do
+    [ -f "$hunk" ] || continue
+    for rel in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$hunk"); do
+      [ -e "$d/$rel" ] && die "$hunk edits $rel, which the overlay replaces"
+      mkdir -p "$d/$(dirname "$rel")"
+      cp "$PRISTINE/$rel" "$d/$rel"
+    done
+    patch -s -p1 -d "$d" --no-backup-if-mismatch < "$hunk" \
+      || die "$hunk does not apply to glibc 2.36"
+  done
+  (cd "$d" && find . -type f | sed 's|^\./||' | sort) > "$GDIR/desired.list"
+}
+
+# Bring the patched source tree in line with the desired files, touching
+# only the files whose content changed.  Sets GLIBC_SYNCED=1 if any did.
+glibc_sync ()
+{
+  local f manifest=$GSRC/.uring-spawn-files
+  GLIBC_SYNCED=0
+  glibc_desired
+  while read -r f; do
+    if ! cmp -s "$GDIR/desired/$f" "$GSRC/$f"; then
+      mkdir -p "$GSRC/$(dirname "$f")"
+      cp "$GDIR/desired/$f" "$GSRC/$f"
+      say "updated glibc/$f"
+      GLIBC_SYNCED=1
+    fi
+  done < "$GDIR/desired.list"
+  # Files the overlay no longer provides go back to glibc's version.
+  if [ -f "$manifest" ]; then
+    comm -23 "$manifest" "$GDIR/desired.list" | while read -r f; do
+      if [ -f "$PRISTINE/$f" ]; then
+	cp -p "$PRISTINE/$f" "$GSRC/$f"
+	touch "$GSRC/$f"
+      else
+	rm -f "$GSRC/$f"
+      fi
+      say "restored glibc/$f"
+    done
+    cmp -s "$manifest" "$GDIR/desired.list" || GLIBC_SYNCED=1
+  fi
+  cp "$GDIR/desired.list" "$manifest"
+}
+
+glibc_sources ()
+{
+  glibc_paths
+  glibc_extract "$PRISTINE"
+  glibc_extract "$GSRC"
+  glibc_sync
+  ln -sfn "$GSRC" glibc
+}
+
+glibc_build ()
+{
+  glibc_sources
+  local stamp=$GBUILD/.uring-spawn-built
+  mkdir -p build
+  ln -sfn "$GBUILD" build/glibc
+  if [ "$GLIBC_SYNCED" = 0 ] && [ -f "$stamp" ]; then
+    say "glibc: up to date ($GBUILD)"
+    return 0
+  fi
+  rm -f "$stamp"
+  mkdir -p "$GBUILD"
+  if [ ! -f "$GBUILD/config.status" ]; then
+    step "$GBUILD/configure.log" "configuring glibc" \
+      bash -c 'cd "$1" && shift && "$@"' _ "$GBUILD" \
+	"$GSRC/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
+  fi
+  step "$GBUILD/make.log" "building glibc (make -j$JOBS)" \
+    locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
+  touch "$stamp"
+}
+
+# Write the patch for the current overlay to the file $1: a git
+# format-patch mail made in a throw-away repository holding glibc's
+# versions of the files, then ours.
+glibc_patch_make ()
+{
+  local out=$1 tmp f
+  glibc_paths
+  glibc_extract "$PRISTINE"
+  glibc_desired
+  tmp=$(mktemp -d)
+  export GIT_AUTHOR_NAME=${PATCH_IDENT% <*} GIT_COMMITTER_NAME=${PATCH_IDENT% <*}
+  export GIT_AUTHOR_EMAIL=dev@uring-spawn.invalid GIT_COMMITTER_EMAIL=dev@uring-spawn.invalid
+  export GIT_AUTHOR_DATE=$PATCH_DATE GIT_COMMITTER_DATE=$PATCH_DATE
+  (
+    cd "$tmp"
+    git init -q
+    git config core.autocrlf false
+    while read -r f; do
+      if [ -f "$PRISTINE/$f" ]; then
+	mkdir -p "$(dirname "$f")"
+	cp "$PRISTINE/$f" "$f"
+      fi
+    done < "$GDIR/desired.list"
+    git add -A
+    git commit -q --allow-empty -m "glibc 2.36 (Debian glibc-source)"
+    cp -r "$GDIR/desired/." .
+    git add -A
+    git commit -q -F "$TOP/patches/0001-posix_spawn-io_uring.msg"
+    git format-patch -q -1 --stdout --no-signature --stat=72 HEAD
+  ) > "$out"
+  rm -rf "$tmp"
+}
+
+glibc_patch_write ()
+{
+  glibc_patch_make "patches/$PATCH_NAME"
+  say "wrote patches/$PATCH_NAME ($(grep -c '^diff --git' "patches/$PATCH_NAME") files)"
+}
+
+glibc_patch_check ()
+{
+  local tmp
+  tmp=$(mktemp)
+  glibc_patch_make "$tmp"
+  if ! cmp -s "$tmp" "patches/$PATCH_NAME"; then
+    diff -u "patches/$PATCH_NAME" "$tmp" | head -n 40 >&2 || true
+    rm -f "$tmp"
+    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/ and patches/glibc-hunks/; run ./build.sh patch and commit the result"
+  fi
+  rm -f "$tmp"
+  say "patches/$PATCH_NAME is in sync with the overlay"
+}
+
+# Run glibc's own tests on the host: the whole posix/ subdirectory and
+# the spawn and exec users elsewhere.  Results go to build/results/host.sum.
+glibc_check ()
+{
+  local results=$TOP/build/results sum t
+  mkdir -p "$results"
+  sum=$results/host.sum
+  # "make check" exits non-zero when a test fails; the summary below
+  # decides, so only a broken harness (no tests.sum) stops us here.
+  run_step "$results/host-posix.log" "glibc: make check subdirs=posix" \
+    locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" \
+      check subdirs=posix || true
+  [ -f "$GBUILD/posix/tests.sum" ] || die "posix/tests.sum missing; see $results/host-posix.log"
+  cp "$GBUILD/posix/tests.sum" "$sum"
+  for t in "${GLIBC_EXTRA_TESTS[@]}"; do
+    rm -f "$GBUILD/$t.test-result"
+    run_step "$results/host-$(basename "$t").log" "glibc: make test t=$t" \
+      locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" test t="$t" || true
+    if [ -f "$GBUILD/$t.test-result" ]; then
+      cat "$GBUILD/$t.test-result" >> "$sum"
+    else
+      echo "FAIL: $t (no result; see $results/host-$(basename "$t").log)" >> "$sum"
+    fi
+  done
+  summarize "$sum"
+}
+
+# summarize SUM...: count the results of glibc .sum files, list failures,
+# apply tests/known-failures, print the closing line; non-zero on FAIL.
+summarize ()
+{
+  local known=tests/known-failures
+  awk -v known="$known" '
+    BEGIN {
+      while ((getline line < known) > 0)
+	if (line !~ /^#/ && split (line, w, /[ \t]+/) >= 2) kf[w[1]] = 1
+    }
+    /^[A-Z]+: / {
+      r = substr ($1, 1, length ($1) - 1); t = $2
+      if (r == "PASS") pass++
+      else if (r == "XFAIL") xfail++
+      else if (r == "UNSUPPORTED") unsup++
+      else if ((r == "FAIL" || r == "ERROR") && (t in kf)) { known_n++; print "KNOWN " $0 }
+      else { fail++; print $0 }
+    }
+    END {
+      printf "%d unsupported, %d expected failures (XFAIL), %d known failures (tests/known-failures)\n",
+	unsup, xfail, known_n
+      printf "%d passed, %d failed\n", pass, fail
+      exit fail > 0
+    }' "$@"
+}
