@@ -40,7 +40,8 @@
    status 127 once all CQEs of the chain are posted.  The child is an
    ordinary child process of the submitter: it sends exit_signal from
    struct clone_args when it terminates (SIGCHLD for a child plain
-   waitpid reaps; 0 needs __WALL) and must be reaped.
+   waitpid reaps; 0 needs __WALL; a successful exec resets it to SIGCHLD,
+   as execve always does) and must be reaped.
 
    The order of the clone's CQE and the chain's CQEs is not defined:
    match them by user_data.  All user memory the chain refers to (paths,
@@ -209,6 +210,20 @@ __IORING_SPAWN_CHECK (__IORING_SPAWN_SCHED_SETSCHEDULER,
 # define IORING_OP_SPAWN_RESETIDS	__IORING_SPAWN_OP_SPAWN_RESETIDS
 # define IORING_OP_SPAWN_TCSETPGRP	__IORING_SPAWN_OP_SPAWN_TCSETPGRP
 # define IORING_SPAWN_SCHED_SETSCHEDULER __IORING_SPAWN_SCHED_SETSCHEDULER
+#endif
+
+/* Flags that glibc's posix_spawn needs on top of the above.
+   IORING_SPAWN_SIG_IGN (IORING_OP_SPAWN_SIGDEFAULT spawn_flags): set the
+   signals in the set to SIG_IGN instead of SIG_DFL.
+   IORING_EXEC_SEARCH (IORING_OP_EXEC spawn_flags): a PATH search step; if
+   the exec fails with EACCES, ENOENT, ESTALE, ENOTDIR, ENODEV or ETIMEDOUT
+   the chain goes on with the next SQE as if hard-linked, any other error
+   ends it as a failed linked SQE does.  */
+#ifndef IORING_SPAWN_SIG_IGN
+# define IORING_SPAWN_SIG_IGN		(1U << 0)
+#endif
+#ifndef IORING_EXEC_SEARCH
+# define IORING_EXEC_SEARCH		(1U << 24)
 #endif
 
 #endif /* io_uring_spawn.h */
