@@ -21,7 +21,7 @@ need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3
 if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
 kdir=$_ck_here/build/kernel${debug:+-debug}
 
-export VM_NAME=${VM_NAME:-check}
+export VM_NAME=${VM_NAME:-check-$$}
 vm=(bash "$_ck_here/scripts/vm.sh")
 "${vm[@]}" stop >/dev/null 2>&1
 t0=$(date +%s)
