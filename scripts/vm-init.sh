@@ -29,36 +29,31 @@ poweroff_now ()
   while :; do sleep 1; done
 }
 
-mounted () { grep -q "^[^ ]* $1 " /proc/mounts; }
-
 mount -t proc proc /proc
-case " $(cat /proc/cmdline) " in
+read -r cmdline < /proc/cmdline
+case " $cmdline " in
   *" vm_trace=1 "*) trace () { read -r up _ < /proc/uptime; log "$up $*"; } ;;
   *) trace () { :; } ;;
 esac
 trace "init started"
-mount -t sysfs sysfs /sys
-mounted /dev || mount -t devtmpfs devtmpfs /dev
-mkdir -p /dev/pts /dev/shm
-mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
-mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
-mount -t tmpfs -o mode=1777 tmpfs /var/tmp
-mount -t tmpfs -o mode=755 tmpfs /run
-mkdir -p /run/lock /run/shm && chmod 1777 /run/lock
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mounted /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+here=${0%/*}
+# The kernel mounts devtmpfs on /dev (DEVTMPFS_MOUNT) unless it could not.
+devtmpfs=
+while read -r _ mp _; do [ "$mp" = /dev ] && devtmpfs=1; done < /proc/mounts
+[ -n "$devtmpfs" ] || mount -t devtmpfs devtmpfs /dev
+mount -a -T "$here/vm-fstab"
+mkdir -p /run/lock /run/shm && chmod 1777 /run/lock /run/shm
 [ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
-[ -e /dev/stdin ] || ln -s /proc/self/fd/0 /dev/stdin
-[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout
-[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr
+[ -e /dev/stdin ] || ln -s fd/0 /dev/stdin
+[ -e /dev/stdout ] || ln -s fd/1 /dev/stdout
+[ -e /dev/stderr ] || ln -s fd/2 /dev/stderr
 trace "mounted"
-hostname uring-spawn-vm
+echo uring-spawn-vm > /proc/sys/kernel/hostname
 ip link set lo up
 trace "lo up"
 
 vm_mode= vm_run= vm_repo= vm_cache=
-for arg in $(cat /proc/cmdline); do
+for arg in $cmdline; do
   case $arg in
     vm_mode=*|vm_run=*|vm_repo=*|vm_cache=*) eval "${arg%%=*}=\${arg#*=}" ;;
   esac
