@@ -201,13 +201,17 @@ glibc_check ()
   sum=$results/host.sum
   # "make check" exits non-zero when a test fails; the summary below
   # decides, so only a broken harness (no tests.sum) stops us here.
+  # Remove the previous results, or make would keep them: the tests run
+  # every time, against this machine's kernel.
+  rm -f "$GBUILD/tests.sum" "$GBUILD"/*.out "$GBUILD"/posix/*.out \
+    "$GBUILD"/posix/*.test-result
   run_step "$results/host-posix.log" "glibc: make check subdirs=posix" \
     locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" \
       check subdirs=posix || true
-  [ -f "$GBUILD/posix/tests.sum" ] || die "posix/tests.sum missing; see $results/host-posix.log"
-  cp "$GBUILD/posix/tests.sum" "$sum"
+  [ -f "$GBUILD/tests.sum" ] || die "tests.sum missing: glibc's harness failed; see $results/host-posix.log"
+  cp "$GBUILD/tests.sum" "$sum"
   for t in "${GLIBC_EXTRA_TESTS[@]}"; do
-    rm -f "$GBUILD/$t.test-result"
+    rm -f "$GBUILD/$t.out" "$GBUILD/$t.test-result"
     run_step "$results/host-$(basename "$t").log" "glibc: make test t=$t" \
       locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" test t="$t" || true
     if [ -f "$GBUILD/$t.test-result" ]; then

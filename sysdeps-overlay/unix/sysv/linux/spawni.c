@@ -1,5 +1,5 @@
 /* POSIX spawn interface.  Linux version.
-   Copyright (C) 2016-2022 Free Software Foundation, Inc.
+   Copyright (C) 2016-2026 Free Software Foundation, Inc.
    This file is part of the GNU C Library.
 
    The GNU C Library is free software; you can redistribute it and/or
@@ -16,7 +16,9 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
+#include <atomic.h>
 #include <internal-signals.h>
+#include <io_uring_spawn.h>
 #include <ldsodefs.h>
 #include <local-setxid.h>
 #include <not-cancel.h>
@@ -27,8 +29,21 @@
 #include <sysdep.h>
 #include <sys/resource.h>
 #include <clone_internal.h>
+#include <confstr.h>
+#include <pthreadP.h>
+#include <string.h>
+#if HAVE_TUNABLES
+# define TUNABLE_NAMESPACE spawn
+# include <elf/dl-tunables.h>
+#endif
 
-/* The Linux implementation of posix_spawn{p} uses the clone syscall directly
+/* Where the kernel can run a spawn as an io_uring link chain (the
+   uring-spawn series, see io_uring_spawn.h), posix_spawn{p} submits
+   IORING_OP_CLONE, the attributes and file actions as linked operations,
+   and IORING_OP_EXEC, and the kernel does the rest; see "The io_uring
+   path" below.  Everywhere else the code that follows runs.
+
+   The Linux implementation of posix_spawn{p} uses the clone syscall directly
    with CLONE_VM and CLONE_VFORK flags and an allocated stack.  The new stack
    and start function solves most the vfork limitation (possible parent
    clobber due stack spilling). The remaining issue are:
@@ -66,6 +81,8 @@ struct posix_spawn_args
   ptrdiff_t argc;
   char *const *envp;
   int xflags;
+  /* The child was created with CLONE_CLEAR_SIGHAND.  */
+  bool sighand_cleared;
   int err;
 };
 
@@ -106,7 +123,10 @@ __spawni_child (void *arguments)
 
   /* The child must ensure that no signal handler are enabled because it shared
      memory with parent, so the signal disposition must be either SIG_DFL or
-     SIG_IGN.  It does by iterating over all signals and although it could
+     SIG_IGN.  If the kernel already reset the handlers (CLONE_CLEAR_SIGHAND),
+     only the POSIX_SPAWN_SETSIGDEF signals and the internal ones, which
+     posix_spawn has always left ignored in the new program, remain to be
+     done; otherwise it iterates over all signals and although it could
      possibly be more optimized (by tracking which signal potentially have a
      signal handler), it might requires system specific solutions (since the
      sigset_t data type can be very different on different architectures).  */
@@ -122,6 +142,8 @@ __spawni_child (void *arguments)
 	{
 	  sa.sa_handler = SIG_DFL;
 	}
+      else if (args->sighand_cleared && !is_internal_signal (sig))
+	continue;
       else if (__sigismember (&hset, sig))
 	{
 	  if (is_internal_signal (sig))
@@ -306,6 +328,32 @@ fail:
   _exit (SPAWN_ERROR);
 }
 
+#ifndef CLONE_CLEAR_SIGHAND
+# define CLONE_CLEAR_SIGHAND 0x100000000ULL
+#endif
+
+/* Create the child with clone3 and CLONE_CLEAR_SIGHAND (Linux 5.5) where
+   the kernel has them, which saves the child a sigaction call per signal;
+   otherwise as before.  */
+static pid_t
+spawn_clone (struct clone_args *clone_args, struct posix_spawn_args *args)
+{
+#ifdef HAVE_CLONE3_WRAPPER
+  int saved_errno = errno;
+  clone_args->flags |= CLONE_CLEAR_SIGHAND;
+  args->sighand_cleared = true;
+  pid_t pid = __clone3 (clone_args, sizeof (*clone_args), __spawni_child,
+			args);
+  /* EINVAL: a kernel with clone3 but without CLONE_CLEAR_SIGHAND.  */
+  if (pid != -1 || (errno != ENOSYS && errno != EINVAL))
+    return pid;
+  __set_errno (saved_errno);
+  clone_args->flags &= ~CLONE_CLEAR_SIGHAND;
+#endif
+  args->sighand_cleared = false;
+  return __clone_internal (clone_args, __spawni_child, args);
+}
+
 /* Spawn a new process executing PATH with the attributes describes in *ATTRP.
    Before running the process perform the actions described in FILE-ACTIONS. */
 static int
@@ -387,7 +435,7 @@ __spawnix (pid_t * pid, const char *file,
       .stack = (uintptr_t) stack,
       .stack_size = stack_size,
     };
-  new_pid = __clone_internal (&clone_args, __spawni_child, &args);
+  new_pid = spawn_clone (&clone_args, &args);
 
   /* It needs to collect the case where the auxiliary process was created
      but failed to execute the file (due either any preparation step or
@@ -425,6 +473,526 @@ __spawnix (pid_t * pid, const char *file,
   return ec;
 }
 
+/* The io_uring path.
+
+   The spawn is one io_uring submission, a link chain that the kernel
+   runs in the new process:
+
+     IORING_OP_CLONE			the child; its CQE carries the pid
+     the attributes			in the order __spawni_child uses
+     the file actions			in order
+     IORING_OP_SPAWN_SIGMASK		the new program's signal mask
+     IORING_OP_EXEC			one per PATH candidate
+
+   No code of ours runs in the child, so none of the constraints of the
+   CLONE_VM child above apply to it.  Each SQE is linked to the next, so
+   the first failure ends the chain and the rest complete with
+   -ECANCELED; the EXECs of a PATH search carry IORING_EXEC_SEARCH, so
+   that the kernel goes on to the next candidate on the errors __execvpex
+   goes on for and stops on the others.  If no EXEC succeeds, the child
+   exits once the chain's CQEs are posted; the parent reaps it, as the
+   clone path does, and returns the error of the operation that failed.
+
+   Everything the SQEs point to (paths, argv, envp, signal sets, the
+   PATH candidates) stays valid in this frame or in the caller's
+   arguments until the last CQE has arrived.
+
+   The ring is made for each call and has no file descriptor
+   (IORING_SETUP_REGISTERED_FD_ONLY), so nothing the application does to
+   its descriptors (closefrom, dup2 over ours, fork in another thread)
+   can reach it, the child inherits none, and no ring of the
+   application's is ever touched.  That flag needs the ring's memory to be
+   ours (IORING_SETUP_NO_MMAP): one page for the SQ and CQ rings and one
+   for the SQEs, unmapped after the ring is unregistered.  */
+
+/* Linux 6.5 and 6.6 UAPI, missing from older kernel headers.  */
+#ifdef IORING_SETUP_NO_MMAP
+# define RING_USER_ADDR(off) ((off).user_addr)
+#else
+# define IORING_SETUP_NO_MMAP			(1U << 14)
+# define IORING_SETUP_REGISTERED_FD_ONLY	(1U << 15)
+# define RING_USER_ADDR(off) ((off).resv2)
+#endif
+#ifndef IORING_SETUP_NO_SQARRAY
+# define IORING_SETUP_NO_SQARRAY		(1U << 16)
+#endif
+#ifndef IORING_REGISTER_USE_REGISTERED_RING
+# define IORING_REGISTER_USE_REGISTERED_RING	(1U << 31)
+#endif
+
+/* The most SQEs a spawn submits: a page of them.  A spawn that needs
+   more (dozens of file actions, or a PATH of dozens of directories)
+   takes the clone path.  */
+#define URING_ENTRIES 64
+_Static_assert (URING_ENTRIES * sizeof (struct io_uring_sqe) <= 4096,
+		"the SQEs fit in a page");
+
+struct spawn_ring
+{
+  unsigned int index;			/* The registered ring.  */
+  char *mem;				/* The rings, then the SQEs.  */
+  size_t mem_size;
+  struct io_uring_sqe *sqes;
+  unsigned int *sq_tail;
+  unsigned int *cq_tail;
+  struct io_uring_cqe *cqes;
+  unsigned int features;
+};
+
+/* Set up a ring as described above.  Return false if the kernel will not
+   give us one, for whatever reason (ENOSYS, EPERM from seccomp or
+   kernel.io_uring_disabled, EINVAL from a kernel older than 6.6, ENOMEM,
+   no free registered-ring slot); the caller then takes the clone path.  */
+static bool
+spawn_ring_open (struct spawn_ring *r)
+{
+  size_t page = GLRO (dl_pagesize);
+  r->mem_size = 2 * page;
+  r->mem = __mmap (NULL, r->mem_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (r->mem == MAP_FAILED)
+    return false;
+
+  struct io_uring_params p =
+    {
+      .flags = (IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY
+		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
+      .cq_entries = URING_ENTRIES,
+    };
+  RING_USER_ADDR (p.cq_off) = (uintptr_t) r->mem;
+  RING_USER_ADDR (p.sq_off) = (uintptr_t) r->mem + page;
+  long int ret = INTERNAL_SYSCALL_CALL (io_uring_setup, URING_ENTRIES, &p);
+  if (INTERNAL_SYSCALL_ERROR_P (ret))
+    {
+      __munmap (r->mem, r->mem_size);
+      return false;
+    }
+  r->index = ret;
+  r->sqes = (struct io_uring_sqe *) (r->mem + page);
+  r->sq_tail = (unsigned int *) (r->mem + p.sq_off.tail);
+  r->cq_tail = (unsigned int *) (r->mem + p.cq_off.tail);
+  r->cqes = (struct io_uring_cqe *) (r->mem + p.cq_off.cqes);
+  r->features = p.features;
+  return true;
+}
+
+static void
+spawn_ring_close (struct spawn_ring *r)
+{
+  struct io_uring_rsrc_update update = { .offset = r->index };
+  INTERNAL_SYSCALL_CALL (io_uring_register, r->index,
+			 IORING_UNREGISTER_RING_FDS
+			 | IORING_REGISTER_USE_REGISTERED_RING, &update, 1);
+  __munmap (r->mem, r->mem_size);
+}
+
+/* Submit the first N SQEs and wait until every submitted one has its
+   CQE.  Return how many were submitted (the kernel stops at an SQE it
+   cannot prepare), or 0 if none was, in which case no process was
+   created.  The CQ ring holds URING_ENTRIES, so none is ever dropped;
+   its head stays at 0, the CQEs are read in place.  */
+static unsigned int
+spawn_ring_run (struct spawn_ring *r, unsigned int n)
+{
+  atomic_store_release (r->sq_tail, n);
+  unsigned int submitted = 0;
+  long int ret;
+  do
+    {
+      ret = INTERNAL_SYSCALL_CALL (io_uring_enter, r->index, n - submitted,
+				   n, IORING_ENTER_GETEVENTS
+				   | IORING_ENTER_REGISTERED_RING, NULL, 0);
+      if (!INTERNAL_SYSCALL_ERROR_P (ret))
+	submitted += ret;
+      else if (ret != -EINTR)
+	break;
+      n = submitted;
+    }
+  while (atomic_load_acquire (r->cq_tail) < submitted
+	 || (submitted == 0 && ret == -EINTR));
+  return submitted;
+}
+
+/* The chain being built: its SQEs are written in place in the ring.  */
+struct spawn_chain
+{
+  struct spawn_ring ring;
+  unsigned int n;			/* SQEs written.  */
+  unsigned int first_exec;		/* Index of the first EXEC.  */
+  internal_sigset_t sigign;		/* Signal sets the SQEs point to.  */
+  internal_sigset_t sigmask;
+};
+
+static struct io_uring_sqe *
+chain_add (struct spawn_chain *c, int opcode)
+{
+  struct io_uring_sqe *sqe = &c->ring.sqes[c->n];
+  memset (sqe, 0, sizeof (*sqe));
+  sqe->opcode = opcode;
+  sqe->flags = IOSQE_IO_LINK;
+  sqe->user_data = c->n++;
+  return sqe;
+}
+
+static void
+chain_add_sigset (struct spawn_chain *c, int opcode, const void *set,
+		  int flags)
+{
+  struct io_uring_sqe *sqe = chain_add (c, opcode);
+  sqe->addr = (uintptr_t) set;
+  sqe->len = __NSIG_BYTES;
+  sqe->rw_flags = flags;
+}
+
+/* The attributes, in the order __spawni_child applies them.  */
+static void
+chain_attributes (struct spawn_chain *c, const posix_spawnattr_t *attr)
+{
+  short int flags = attr->__flags;
+  struct io_uring_sqe *sqe;
+
+  if (flags & POSIX_SPAWN_SETSIGDEF)
+    chain_add_sigset (c, IORING_OP_SPAWN_SIGDEFAULT, &attr->__sd, 0);
+  /* glibc's own signals, which the clone path has always left ignored in
+     the new program (see __spawni_child).  */
+  internal_sigemptyset (&c->sigign);
+  internal_sigaddset (&c->sigign, SIGCANCEL);
+  internal_sigaddset (&c->sigign, SIGSETXID);
+  chain_add_sigset (c, IORING_OP_SPAWN_SIGDEFAULT, &c->sigign,
+		    IORING_SPAWN_SIG_IGN);
+
+  if (flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER))
+    {
+      sqe = chain_add (c, IORING_OP_SPAWN_SCHED);
+      sqe->addr = (uintptr_t) &attr->__sp;
+      if (flags & POSIX_SPAWN_SETSCHEDULER)
+	{
+	  sqe->rw_flags = IORING_SPAWN_SCHED_SETSCHEDULER;
+	  sqe->len = attr->__policy;
+	}
+    }
+  if (flags & POSIX_SPAWN_SETSID)
+    chain_add (c, IORING_OP_SPAWN_SETSID);
+  if (flags & POSIX_SPAWN_SETPGROUP)
+    chain_add (c, IORING_OP_SPAWN_SETPGID)->off = attr->__pgrp;
+  if (flags & POSIX_SPAWN_RESETIDS)
+    chain_add (c, IORING_OP_SPAWN_RESETIDS);
+}
+
+static void
+chain_close_range (struct spawn_chain *c, int first, unsigned int last)
+{
+  struct io_uring_sqe *sqe = chain_add (c, IORING_OP_SPAWN_CLOSE_RANGE);
+  sqe->fd = first;
+  sqe->off = last;
+}
+
+static void
+chain_file_actions (struct spawn_chain *c,
+		    const posix_spawn_file_actions_t *fa,
+		    const posix_spawnattr_t *attr)
+{
+  struct rlimit64 fdlimit = { .rlim_cur = RLIM64_INFINITY };
+  if (fa->__used > 0)
+    __getrlimit64 (RLIMIT_NOFILE, &fdlimit);
+
+  for (int i = 0; i < fa->__used; i++)
+    {
+      const struct __spawn_action *action = &fa->__actions[i];
+      struct io_uring_sqe *sqe;
+      int fd;
+
+      switch (action->tag)
+	{
+	case spawn_do_close:
+	  /* As in the clone path, closing a descriptor that is not open
+	     is not an error, but one out of range is: IORING_OP_CLOSE
+	     fails with EBADF there.  Within range close_range closes
+	     anything, io_uring descriptors included.  */
+	  fd = action->action.close_action.fd;
+	  if (fd < 0 || fd >= fdlimit.rlim_cur)
+	    chain_add (c, IORING_OP_CLOSE)->fd = fd;
+	  else
+	    chain_close_range (c, fd, fd);
+	  break;
+
+	case spawn_do_open:
+	  /* The kernel closes the target first and lands the file on it,
+	     as POSIX asks.  */
+	  sqe = chain_add (c, IORING_OP_SPAWN_OPEN);
+	  sqe->fd = AT_FDCWD;
+	  sqe->addr = (uintptr_t) action->action.open_action.path;
+	  sqe->open_flags = action->action.open_action.oflag | O_LARGEFILE;
+	  sqe->len = action->action.open_action.mode;
+	  sqe->off = action->action.open_action.fd;
+	  break;
+
+	case spawn_do_dup2:
+	  /* With equal descriptors the kernel clears FD_CLOEXEC (Austin
+	     Group issue #411).  */
+	  sqe = chain_add (c, IORING_OP_SPAWN_DUP2);
+	  sqe->fd = action->action.dup2_action.fd;
+	  sqe->off = action->action.dup2_action.newfd;
+	  break;
+
+	case spawn_do_chdir:
+	  sqe = chain_add (c, IORING_OP_SPAWN_CHDIR);
+	  sqe->addr = (uintptr_t) action->action.chdir_action.path;
+	  break;
+
+	case spawn_do_fchdir:
+	  chain_add (c, IORING_OP_SPAWN_FCHDIR)->fd
+	    = action->action.fchdir_action.fd;
+	  break;
+
+	case spawn_do_closefrom:
+	  chain_close_range (c, action->action.closefrom_action.from, ~0U);
+	  break;
+
+	case spawn_do_tcsetpgrp:
+	  /* 0 is the child's process group at that point.  */
+	  sqe = chain_add (c, IORING_OP_SPAWN_TCSETPGRP);
+	  sqe->fd = action->action.setpgrp_action.fd;
+	  if ((attr->__flags & POSIX_SPAWN_SETPGROUP) != 0)
+	    sqe->off = attr->__pgrp;
+	  break;
+	}
+    }
+}
+
+static void
+chain_exec (struct spawn_chain *c, const char *path, char *const argv[],
+	    char *const envp[], int flags)
+{
+  struct io_uring_sqe *sqe = chain_add (c, IORING_OP_EXEC);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  sqe->off = (uintptr_t) argv;
+  sqe->addr3 = (uintptr_t) envp;
+  sqe->rw_flags = flags;
+}
+
+/* The errors on which __execvpex tries the next PATH directory.  */
+static bool
+exec_search_goes_on (int err)
+{
+  switch (err)
+    {
+    case EACCES: case ENOENT: case ESTALE: case ENOTDIR: case ENODEV:
+    case ETIMEDOUT:
+      return true;
+    default:
+      return false;
+    }
+}
+
+/* Read the N CQEs of chain C.  Return 0 if an EXEC succeeded, otherwise
+   the error posix_spawn reports.  Store the child's pid, if there is a
+   child, in *NEW_PID.  */
+static int
+chain_result (const struct spawn_chain *c, unsigned int n, pid_t *new_pid)
+{
+  int res[URING_ENTRIES];
+  for (unsigned int i = 0; i < c->n; i++)
+    res[i] = -ECANCELED;
+  for (unsigned int i = 0; i < n; i++)
+    res[c->ring.cqes[i].user_data] = c->ring.cqes[i].res;
+
+  *new_pid = res[0] > 0 ? res[0] : 0;
+  for (unsigned int i = 0; i < c->first_exec; i++)
+    if (res[i] < 0)
+      return -res[i];
+
+  /* As __execvpex: the error of the last candidate tried, or EACCES if
+     the search went through every candidate and one was EACCES.  */
+  bool eacces = false;
+  int err = ENOENT;
+  for (unsigned int i = c->first_exec; i < c->n && res[i] != -ECANCELED; i++)
+    {
+      if (res[i] >= 0)
+	return 0;
+      err = -res[i];
+      eacces |= err == EACCES;
+    }
+  return eacces && exec_search_goes_on (err) ? EACCES : err;
+}
+
+/* Whether spawns go through io_uring in this process: known once per
+   process, and again in a child of fork, which may run under
+   restrictions its parent did not have (a seccomp filter, say).  The
+   value is __fork_generation (a multiple of 4) plus URING_YES or
+   URING_NO; anything else means not known yet.  Threads that race to
+   find out all find the same answer.  */
+enum { URING_NO = 1, URING_YES = 2 };
+static unsigned long int uring_state;
+
+/* Ask the kernel whether it has the spawn operations.  The opcode
+   numbers alone prove nothing -- other kernels use them for other
+   operations -- so it takes the feature bit and the answer to
+   IORING_CLONE_QUERY, which no other kernel gives.  */
+static bool
+uring_detect (void)
+{
+#if HAVE_TUNABLES
+  if (TUNABLE_GET (io_uring, int32_t, NULL) == 0)
+    return false;
+#endif
+  struct spawn_chain c = { .n = 0 };
+  if (!spawn_ring_open (&c.ring))
+    return false;
+  bool yes = false;
+  if (c.ring.features & IORING_FEAT_SPAWN)
+    {
+      struct io_uring_sqe *sqe = chain_add (&c, IORING_OP_CLONE);
+      sqe->flags = 0;
+      sqe->rw_flags = IORING_CLONE_QUERY;
+      yes = (spawn_ring_run (&c.ring, 1) == 1
+	     && c.ring.cqes[0].res == IORING_SPAWN_MAGIC);
+    }
+  spawn_ring_close (&c.ring);
+  return yes;
+}
+
+static bool
+uring_enabled (void)
+{
+  unsigned long int state = atomic_load_relaxed (&uring_state);
+  if ((state & ~3UL) != __fork_generation || (state & 3) == 0)
+    {
+      state = __fork_generation | (uring_detect () ? URING_YES : URING_NO);
+      atomic_store_relaxed (&uring_state, state);
+    }
+  return (state & 3) == URING_YES;
+}
+
+/* The names posix_spawnp tries for FILE, as __execvpex does: FILE itself
+   if it is empty or has a slash, otherwise each entry of PATH (confstr's
+   _CS_PATH if PATH is unset) followed by a slash, if it is not empty,
+   and FILE.  With BUF null, only count them and the bytes they need.  */
+static unsigned int
+path_candidates (const char *file, const char *path, char *buf,
+		 size_t *size)
+{
+  size_t file_len = strlen (file) + 1;
+  unsigned int n = 0;
+  *size = 0;
+  for (const char *p = path, *end; ; p = end + 1)
+    {
+      end = __strchrnul (p, ':');
+      if (buf != NULL)
+	{
+	  char *pend = __mempcpy (buf + *size, p, end - p);
+	  *pend = '/';
+	  memcpy (pend + (p < end), file, file_len);
+	}
+      *size += (end - p) + (p < end) + file_len;
+      n++;
+      if (*end == '\0')
+	return n;
+    }
+}
+
+/* Run the spawn as one io_uring chain.  Return -1, before any process is
+   created, where this path cannot take the spawn: the clone path then
+   does.  */
+static int
+__spawni_uring (pid_t *pid, const char *file,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *attr, char *const argv[],
+		char *const envp[], int xflags)
+{
+  /* The compat ENOEXEC retry through /bin/sh has no chain equivalent.  */
+  if ((xflags & SPAWN_XFLAGS_TRY_SHELL) != 0 || !uring_enabled ())
+    return -1;
+
+  const char *path = NULL;
+  if ((xflags & SPAWN_XFLAGS_USE_PATH) && file[0] != '\0'
+      && strchr (file, '/') == NULL)
+    {
+      path = getenv ("PATH") ?: CS_PATH;
+      /* Names __execvpex refuses with ENAMETOOLONG take the clone path,
+	 which reports it as before.  */
+      if (strlen (file) > NAME_MAX || strlen (path) >= PATH_MAX)
+	return -1;
+    }
+  size_t names_size = 0;
+  unsigned int nexec = path != NULL
+		       ? path_candidates (file, path, NULL, &names_size) : 1;
+  unsigned int nops = (2 + ((attr->__flags & POSIX_SPAWN_SETSIGDEF) != 0)
+		       + ((attr->__flags & (POSIX_SPAWN_SETSCHEDPARAM
+					    | POSIX_SPAWN_SETSCHEDULER)) != 0)
+		       + ((attr->__flags & POSIX_SPAWN_SETSID) != 0)
+		       + ((attr->__flags & POSIX_SPAWN_SETPGROUP) != 0)
+		       + ((attr->__flags & POSIX_SPAWN_RESETIDS) != 0)
+		       + (fa != NULL ? fa->__used : 0) + 1);
+  if (nops + nexec > URING_ENTRIES)
+    return -1;
+
+  struct spawn_chain c = { .n = 0 };
+  if (!spawn_ring_open (&c.ring))
+    return -1;
+
+  char names[names_size];
+  struct clone_args clone_args = { .exit_signal = SIGCHLD };
+  struct io_uring_sqe *sqe = chain_add (&c, IORING_OP_CLONE);
+  sqe->addr = (uintptr_t) &clone_args;
+  sqe->len = sizeof (clone_args);
+  chain_attributes (&c, attr);
+  if (fa != NULL)
+    chain_file_actions (&c, fa, attr);
+
+  /* The child starts with every signal blocked, as the submitting thread
+     has them below, so that nothing interrupts the chain; this sets the
+     new program's mask: the caller's, or POSIX_SPAWN_SETSIGMASK's without
+     glibc's own signals, as sigprocmask would.  */
+  internal_sigset_t oldmask;
+  internal_signal_block_all (&oldmask);
+  if (attr->__flags & POSIX_SPAWN_SETSIGMASK)
+    {
+      internal_sigset_from_sigset (&c.sigmask, &attr->__ss);
+      internal_sigdelset (&c.sigmask, SIGCANCEL);
+      internal_sigdelset (&c.sigmask, SIGSETXID);
+    }
+  else
+    c.sigmask = oldmask;
+  chain_add_sigset (&c, IORING_OP_SPAWN_SIGMASK, &c.sigmask, 0);
+
+  c.first_exec = c.n;
+  if (path != NULL)
+    {
+      path_candidates (file, path, names, &names_size);
+      for (const char *name = names; name < names + names_size;
+	   name += strlen (name) + 1)
+	chain_exec (&c, name, argv, envp, IORING_EXEC_SEARCH);
+    }
+  else
+    chain_exec (&c, file, argv, envp, 0);
+  c.ring.sqes[c.n - 1].flags = 0;
+
+  int state;
+  __pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &state);
+
+  pid_t new_pid = 0;
+  int ec = -1;
+  unsigned int ncqe = spawn_ring_run (&c.ring, c.n);
+  if (ncqe > 0)
+    {
+      ec = chain_result (&c, ncqe, &new_pid);
+      /* A child whose chain failed has exited or is about to: reap it,
+	 as the clone path does.  */
+      if (ec != 0 && new_pid > 0)
+	__waitpid (new_pid, NULL, 0);
+    }
+
+  internal_signal_restore_set (&oldmask);
+  __pthread_setcancelstate (state, NULL);
+  spawn_ring_close (&c.ring);
+
+  if (ec == 0 && pid != NULL)
+    *pid = new_pid;
+  return ec;
+}
+
 /* Spawn a new process executing PATH with the attributes describes in *ATTRP.
    Before running the process perform the actions described in FILE-ACTIONS. */
 int
@@ -433,6 +1001,12 @@ __spawni (pid_t * pid, const char *file,
 	  const posix_spawnattr_t * attrp, char *const argv[],
 	  char *const envp[], int xflags)
 {
+  static const posix_spawnattr_t default_attr;
+  int ec = __spawni_uring (pid, file, acts, attrp ?: &default_attr, argv,
+			   envp, xflags);
+  if (ec >= 0)
+    return ec;
+
   /* It uses __execvpex to avoid run ENOEXEC in non compatibility mode (it
      will be handled by maybe_script_execute).  */
   return __spawnix (pid, file, acts, attrp, argv, envp, xflags,
