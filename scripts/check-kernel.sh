@@ -21,6 +21,15 @@ need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3
 if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
 kdir=$_ck_here/build/kernel${debug:+-debug}
 
+# One check at a time per clone: runs share build/results.
+results=$_ck_here/build/results
+mkdir -p "$results"
+exec 7>"$results/.lock"
+if ! flock -n 7; then
+  say "waiting for another check-kernel.sh run in this clone ($results/.lock)"
+  flock 7
+fi
+
 export VM_NAME=${VM_NAME:-check-$$}
 vm=(bash "$_ck_here/scripts/vm.sh")
 "${vm[@]}" stop >/dev/null 2>&1
@@ -29,8 +38,6 @@ t0=$(date +%s)
 trap '"${vm[@]}" stop' EXIT
 say "VM up in $(( $(date +%s) - t0 ))s"
 
-results=$_ck_here/build/results
-mkdir -p "$results"
 export KT_VM=exec KT_HEADERS=$kdir/usr/include
 [ -n "$debug" ] && export KT_DEBUG=1
 rc=0
