@@ -60,7 +60,14 @@ main (int argc, char **argv)
 	kill (pid, SIGKILL);
       else
 	{
-	  int w = open (fifo, O_WRONLY);
+	  /* Meet the child's open; never block if it is gone.  */
+	  int w = -1;
+	  for (int t = 0; t < 2000 && w < 0; t++)
+	    {
+	      w = open (fifo, O_WRONLY | O_NONBLOCK);
+	      if (w < 0)
+		usleep (10000);
+	    }
 	  if (w >= 0)
 	    close (w);
 	}

@@ -68,7 +68,9 @@
 			CLONE_CLEAR_SIGHAND; exit_signal any valid signal;
 			stack, tls, set_tid and the tid pointers zero.
 			spawn_flags: 0, or IORING_CLONE_QUERY (see below).
-			res: the child's pid.
+			res: the child's pid, or -errno; -EINTR when a
+			signal for the submitter came in during the clone
+			(fork would restart, a request cannot: retry).
    IORING_OP_EXEC	execveat: fd: directory fd or AT_FDCWD, addr:
 			path, off: argv, addr3: envp, spawn_flags:
 			AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW.  res: 0 or
