@@ -218,13 +218,15 @@ vm_run ()
   [ $verbose = 1 ] && vm_note "run dir $run; accel $accel; kernel $(readlink -f "$kernel")"
   local t0 rc=0
   t0=$(date +%s.%N)
-  "${vm_qemu[@]}" </dev/null 2>"$run/qemu.err" &
-  local qpid=$!
-  trap 'kill -KILL $qpid 2>/dev/null; vm_note "interrupted; console log: $run/console.log"; exit 130' INT TERM
+  local qpid= wpid=
+  trap 'kill -KILL $qpid $wpid 2>/dev/null; vm_note "interrupted; console log: $run/console.log"; exit 130' INT TERM HUP
+  # --pdeathsig: QEMU dies with vm.sh even if vm.sh is SIGKILLed.
+  setpriv --pdeathsig KILL -- "${vm_qemu[@]}" </dev/null 2>"$run/qemu.err" &
+  qpid=$!
   # Watchdog: the whole run may take at most $timeout seconds.
   ( sleep "$timeout" && kill -0 $qpid 2>/dev/null && touch "$run/timed-out" \
       && kill -KILL $qpid ) 2>/dev/null &
-  local wpid=$!
+  wpid=$!
   wait $qpid 2>/dev/null || rc=$?
   kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
   trap - INT TERM
