@@ -30,7 +30,8 @@
 # every compile runs under the global build lock ($BUILD_LOCK).
 
 _kernel_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$_kernel_here/scripts/lib.sh"
+# build.sh has sourced lib.sh already (keep its clock running).
+declare -F step >/dev/null || . "$_kernel_here/scripts/lib.sh"
 
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 # Bump when the way a kernel is configured or built changes.
