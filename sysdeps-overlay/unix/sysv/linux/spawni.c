@@ -586,30 +586,40 @@ spawn_ring_close (struct spawn_ring *r)
   __munmap (r->mem, r->mem_size);
 }
 
+static long int
+spawn_ring_enter (struct spawn_ring *r, unsigned int submit,
+		  unsigned int wait)
+{
+  return INTERNAL_SYSCALL_CALL (io_uring_enter, r->index, submit, wait,
+				IORING_ENTER_GETEVENTS
+				| IORING_ENTER_REGISTERED_RING, NULL, 0);
+}
+
 /* Submit the first N SQEs and wait until every submitted one has its
    CQE.  Return how many were submitted (the kernel stops at an SQE it
-   cannot prepare), or 0 if none was, in which case no process was
-   created.  The CQ ring holds URING_ENTRIES, so none is ever dropped;
-   its head stays at 0, the CQEs are read in place.  */
+   cannot prepare, and then does not wait), or 0 if none was, in which
+   case no process was created.  The CQ ring holds URING_ENTRIES, so
+   none is ever dropped; its head stays at 0, the CQEs are read in
+   place.  */
 static unsigned int
 spawn_ring_run (struct spawn_ring *r, unsigned int n)
 {
   atomic_store_release (r->sq_tail, n);
-  unsigned int submitted = 0;
   long int ret;
   do
+    ret = spawn_ring_enter (r, n, n);
+  while (ret == -EINTR);
+  if (INTERNAL_SYSCALL_ERROR_P (ret) || ret == 0)
+    return 0;
+
+  /* An interrupted wait loses nothing: the CQEs stay in the ring.  */
+  unsigned int submitted = ret;
+  while (atomic_load_acquire (r->cq_tail) < submitted)
     {
-      ret = INTERNAL_SYSCALL_CALL (io_uring_enter, r->index, n - submitted,
-				   n, IORING_ENTER_GETEVENTS
-				   | IORING_ENTER_REGISTERED_RING, NULL, 0);
-      if (!INTERNAL_SYSCALL_ERROR_P (ret))
-	submitted += ret;
-      else if (ret != -EINTR)
+      ret = spawn_ring_enter (r, 0, submitted);
+      if (INTERNAL_SYSCALL_ERROR_P (ret) && ret != -EINTR)
 	break;
-      n = submitted;
     }
-  while (atomic_load_acquire (r->cq_tail) < submitted
-	 || (submitted == 0 && ret == -EINTR));
   return submitted;
 }
 
@@ -796,7 +806,8 @@ chain_result (const struct spawn_chain *c, unsigned int n, pid_t *new_pid)
   for (unsigned int i = 0; i < c->n; i++)
     res[i] = -ECANCELED;
   for (unsigned int i = 0; i < n; i++)
-    res[c->ring.cqes[i].user_data] = c->ring.cqes[i].res;
+    if (c->ring.cqes[i].user_data < c->n)
+      res[c->ring.cqes[i].user_data] = c->ring.cqes[i].res;
 
   *new_pid = res[0] > 0 ? res[0] : 0;
   for (unsigned int i = 0; i < c->first_exec; i++)
@@ -932,7 +943,7 @@ __spawni_uring (pid_t *pid, const char *file,
   if (!spawn_ring_open (&c.ring))
     return -1;
 
-  char names[names_size];
+  char names[names_size + 1];
   struct clone_args clone_args = { .exit_signal = SIGCHLD };
   struct io_uring_sqe *sqe = chain_add (&c, IORING_OP_CLONE);
   sqe->addr = (uintptr_t) &clone_args;
