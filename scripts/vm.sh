@@ -164,10 +164,18 @@ _vm_tail_console ()
   fi
 }
 
-# Old run directories: keep the last 30.
+# Old run directories: keep the last 30, and any that may still be in
+# use: younger than an hour, or a persistent VM's younger than two days.
 _vm_prune_runs ()
 {
-  ls -1dt "$CACHE"/vm/runs/run-* 2>/dev/null | tail -n +31 | xargs -r rm -rf
+  local d
+  ls -1dt "$CACHE"/vm/runs/run-* 2>/dev/null | tail -n +31 | while IFS= read -r d; do
+    case $d in
+      *-agent-*) [ -n "$(find "$d" -maxdepth 0 -mmin -2880)" ] && continue ;;
+      *) [ -n "$(find "$d" -maxdepth 0 -mmin -60)" ] && continue ;;
+    esac
+    rm -rf "$d"
+  done
 }
 
 vm_run ()
