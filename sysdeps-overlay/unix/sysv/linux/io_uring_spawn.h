@@ -142,7 +142,7 @@
 #define __IORING_SPAWN_CLONE_QUERY		(1U << 0)
 #define __IORING_SPAWN_MAGIC_MASK		0xffffff00U
 #define __IORING_SPAWN_MAGIC_TAG		0x53505700U
-#define __IORING_SPAWN_ABI_VERSION		1
+#define __IORING_SPAWN_ABI_VERSION		2
 #define __IORING_SPAWN_SCHED_SETSCHEDULER	(1U << 0)
 
 #ifdef IORING_FEAT_SPAWN
@@ -214,18 +214,26 @@ __IORING_SPAWN_CHECK (__IORING_SPAWN_SCHED_SETSCHEDULER,
 # define IORING_SPAWN_SCHED_SETSCHEDULER __IORING_SPAWN_SCHED_SETSCHEDULER
 #endif
 
-/* Flags that glibc's posix_spawn needs on top of the above.
+/* ABI version 2 adds what posix_spawn needs to keep glibc's semantics.
    IORING_SPAWN_SIG_IGN (IORING_OP_SPAWN_SIGDEFAULT spawn_flags): set the
    signals in the set to SIG_IGN instead of SIG_DFL.
    IORING_EXEC_SEARCH (IORING_OP_EXEC spawn_flags): a PATH search step; if
    the exec fails with EACCES, ENOENT, ESTALE, ENOTDIR, ENODEV or ETIMEDOUT
-   the chain goes on with the next SQE as if hard-linked, any other error
-   ends it as a failed linked SQE does.  */
-#ifndef IORING_SPAWN_SIG_IGN
-# define IORING_SPAWN_SIG_IGN		(1U << 0)
-#endif
-#ifndef IORING_EXEC_SEARCH
-# define IORING_EXEC_SEARCH		(1U << 24)
+   the chain goes on with the next SQE, as execvp goes on with the next
+   directory; any other error ends it as a failed linked SQE does.
+   IORING_OP_SPAWN_OPEN lands the file as open and then dup2 onto the
+   target would: O_CLOEXEC stays only if the target is the lowest free
+   descriptor.  */
+#define __IORING_SPAWN_SIG_IGN			(1U << 0)
+#define __IORING_EXEC_SEARCH			(1U << 24)
+#ifdef IORING_EXEC_SEARCH
+_Static_assert (__IORING_SPAWN_SIG_IGN == IORING_SPAWN_SIG_IGN,
+		"IORING_SPAWN_SIG_IGN differs from the kernel's");
+_Static_assert (__IORING_EXEC_SEARCH == IORING_EXEC_SEARCH,
+		"IORING_EXEC_SEARCH differs from the kernel's");
+#else
+# define IORING_SPAWN_SIG_IGN		__IORING_SPAWN_SIG_IGN
+# define IORING_EXEC_SEARCH		__IORING_EXEC_SEARCH
 #endif
 
 #endif /* io_uring_spawn.h */

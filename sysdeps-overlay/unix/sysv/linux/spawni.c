@@ -797,8 +797,9 @@ exec_search_goes_on (int err)
 }
 
 /* Read the N CQEs of chain C.  Return 0 if an EXEC succeeded, otherwise
-   the error posix_spawn reports.  Store the child's pid, if there is a
-   child, in *NEW_PID.  */
+   the error posix_spawn reports, or -1 if the chain did not run as
+   built, so that the clone path should take the spawn.  Store the
+   child's pid, if there is a child, in *NEW_PID.  */
 static int
 chain_result (const struct spawn_chain *c, unsigned int n, pid_t *new_pid)
 {
@@ -810,6 +811,11 @@ chain_result (const struct spawn_chain *c, unsigned int n, pid_t *new_pid)
       res[c->ring.cqes[i].user_data] = c->ring.cqes[i].res;
 
   *new_pid = res[0] > 0 ? res[0] : 0;
+  /* The kernel refused an SQE (a series without an operation or flag we
+     use fails the whole chain, the clone with -ECANCELED or -EINVAL), or
+     the submission was cut short: the chain did not run as asked.  */
+  if (n < c->n || res[0] == -ECANCELED || res[0] == -EINVAL)
+    return -1;
   for (unsigned int i = 0; i < c->first_exec; i++)
     if (res[i] < 0)
       return -res[i];
@@ -990,7 +996,8 @@ __spawni_uring (pid_t *pid, const char *file,
     {
       ec = chain_result (&c, ncqe, &new_pid);
       /* A child whose chain failed has exited or is about to: reap it,
-	 as the clone path does.  */
+	 as the clone path does, before the clone path is tried if it
+	 is.  */
       if (ec != 0 && new_pid > 0)
 	__waitpid (new_pid, NULL, 0);
     }
