@@ -86,18 +86,32 @@ main (void)
   ST_EXPECT_STATUS ("open high fd: child read it", status, 0);
   KT_EXPECT_EQ ("open high fd: not in the parent", fcntl (8, F_GETFD), -1);
 
-  /* O_CLOEXEC is honoured: the fd is gone after exec.  */
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
-  sqe->off = 9;
-  sqe->flags = IOSQE_IO_LINK;
-  sh ("test -e /proc/self/fd/9 && exit 1; exit 0", 2);
-  status = finish (3);
-  KT_EXPECT_EQ ("open O_CLOEXEC: res", st_res[1], 9);
-  ST_EXPECT_STATUS ("open O_CLOEXEC: closed at exec", status, 0);
+  /* O_CLOEXEC behaves as glibc's open + dup2 onto the target: it stays
+     only if the target is the lowest free fd (the open lands there),
+     otherwise the dup2 clears it (ABI 2).  */
+  int low = dup (0);
+  close (low);
+  static const struct { const char *name; int lowest; int status; } ce[] = {
+    { "open O_CLOEXEC onto the lowest free fd: closed at exec", 1, 0 },
+    { "open O_CLOEXEC onto another fd: kept open", 0, 1 },
+  };
+  for (unsigned i = 0; i < 2; i++)
+    {
+      int target = ce[i].lowest ? low : 9;
+      snprintf (script, sizeof script,
+		"test -e /proc/self/fd/%d && exit 1; exit 0", target);
+      st_clone (&st_ring, &ca, 0);
+      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+      sqe->fd = AT_FDCWD;
+      sqe->addr = (uintptr_t) path;
+      ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
+      sqe->off = target;
+      sqe->flags = IOSQE_IO_LINK;
+      sh (script, 2);
+      status = finish (3);
+      KT_EXPECT_EQ (ce[i].name, st_res[1], target);
+      ST_EXPECT_STATUS (ce[i].name, status, ce[i].status);
+    }
 
   /* Errors: ENOENT stops the chain; dirfd EBADF; EINVAL flags.  */
   st_clone (&st_ring, &ca, 0);
