@@ -6,6 +6,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$TOP"
 . scripts/lib.sh
 . scripts/glibc.sh
+. scripts/kernel.sh
 
 usage ()
 {
@@ -13,12 +14,21 @@ usage ()
 Usage: ./build.sh [COMMAND] [ARGS]
 
 Commands:
-  (none), all   build everything: the patched glibc (and, once the kernel
-                series lands, the kernel); print where each artifact is
+  (none), all   build everything: the patched glibc and the test kernels
+                (plain and debug); print where each artifact is
   glibc         extract Debian's glibc 2.36, apply the overlay, build it
-  check         all tests: the committed patch is in sync, glibc's posix/
-                tests and the spawn/exec users elsewhere, tst-spawn-uring;
-                ends with the line "N passed, N failed"
+  kernel [--debug|--both]
+                build the kernel with the series in patches/kernel/
+                (scripts/kernel.sh; see kernel/README.md)
+  vm [--debug] [--icount] [--timeout S] [--dmesg-check] -- CMD ARGS...
+                boot that kernel under QEMU, run CMD in it, return its
+                status (scripts/vm.sh; also start/exec/stop for a
+                persistent VM)
+  check         all tests: the committed patch is in sync and applies,
+                glibc's posix/ tests and the spawn/exec users elsewhere
+                (tst-spawn-uring included) on this machine's kernel, and
+                the kernel suite (tests/kernel, DejaGnu) in the VM on the
+                debug kernel; ends with the line "N passed, N failed"
   patch         regenerate patches/0001-posix_spawn-io_uring.patch from
                 sysdeps-overlay/, tests/ and patches/glibc-hunks/
   clean         remove build/ and glibc/ from the clone (the cache in
@@ -34,6 +44,8 @@ EOF
 cmd_all ()
 {
   glibc_build
+  kernel_build
+  kernel_build --debug
   cat <<EOF
 
 Artifacts:
@@ -41,15 +53,40 @@ Artifacts:
   glibc build              $TOP/build/glibc -> $(readlink -f build/glibc)
   run a program with it    build/glibc/testrun.sh PROG [ARGS]
   the glibc patch          patches/0001-posix_spawn-io_uring.patch
+  kernel (series applied)  build/kernel/bzImage, debug: build/kernel-debug/bzImage
+  run a command in it      ./build.sh vm -- CMD [ARGS]
 Run the tests with: ./build.sh check
 EOF
 }
 
+# The counts of the last "[WORD: ]N passed, N failed" line in file $1.
+counts_of ()
+{
+  sed -n 's/^\([a-z-]*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2 \3/p' "$1" \
+    | tail -n 1
+}
+
 cmd_check ()
 {
+  local results=build/results p=0 f=0 np nf
   glibc_patch_check
   glibc_build
-  glibc_check
+  mkdir -p "$results"
+  say "host: glibc's tests on this machine's kernel"
+  glibc_check | tee "$results/host.summary" || true
+  read -r np nf <<<"$(counts_of "$results/host.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
+  say "VM: glibc's tests on the kernel with the series"
+  kernel_build
+  glibc_check_vm | tee "$results/vm.summary" || true
+  read -r np nf <<<"$(counts_of "$results/vm.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
+  say "VM: the kernel suite on the debug kernel"
+  bash scripts/check-kernel.sh 2>&1 | tee "$results/kernel.summary" || true
+  read -r np nf <<<"$(counts_of "$results/kernel.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
+  printf '%d passed, %d failed\n' "$p" "$f"
+  [ "$f" -eq 0 ]
 }
 
 cmd_clean ()
@@ -64,6 +101,8 @@ cmd_clean ()
 case "${1:-all}" in
   all)       cmd_all ;;
   glibc)     glibc_build ;;
+  kernel)    shift; bash scripts/kernel.sh "$@" ;;
+  vm)        shift; exec bash scripts/vm.sh "$@" ;;
   check)     cmd_check ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;

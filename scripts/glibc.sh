@@ -189,46 +189,84 @@ glibc_patch_check ()
     die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/ and patches/glibc-hunks/; run ./build.sh patch and commit the result"
   fi
   rm -f "$tmp"
-  say "patches/$PATCH_NAME is in sync with the overlay"
+  patch -s -p1 --dry-run -d "$PRISTINE" < "patches/$PATCH_NAME" \
+    || die "patches/$PATCH_NAME does not apply to Debian's glibc 2.36"
+  say "patches/$PATCH_NAME is in sync with the overlay and applies to glibc 2.36"
 }
 
-# Run glibc's own tests on the host: the whole posix/ subdirectory and
-# the spawn and exec users elsewhere.  Results go to build/results/host.sum.
-glibc_check ()
+# glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/
+# subdirectory and the spawn and exec users elsewhere, with MAKE-ARGS
+# (a test-wrapper for the VM).  Results go to build/results/WHERE.sum.
+glibc_run_tests ()
 {
-  local results=$TOP/build/results sum t
+  local where=$1 results=$TOP/build/results sum t log
+  shift
   mkdir -p "$results"
-  sum=$results/host.sum
-  # "make check" exits non-zero when a test fails; the summary below
-  # decides, so only a broken harness (no tests.sum) stops us here.
+  sum=$results/$where.sum
   # Remove the previous results, or make would keep them: the tests run
-  # every time, against this machine's kernel.
+  # every time, against the kernel at hand.
   rm -f "$GBUILD/tests.sum" "$GBUILD"/*.out "$GBUILD"/posix/*.out \
     "$GBUILD"/posix/*.test-result
-  run_step "$results/host-posix.log" "glibc: make check subdirs=posix" \
-    locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" \
+  # "make check" exits non-zero when a test fails; the summary decides,
+  # so only a broken harness (no tests.sum) stops us here.
+  run_step "$results/$where-posix.log" "glibc ($where): make check subdirs=posix" \
+    locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" "$@" \
       check subdirs=posix || true
-  [ -f "$GBUILD/tests.sum" ] || die "tests.sum missing: glibc's harness failed; see $results/host-posix.log"
+  [ -f "$GBUILD/tests.sum" ] || die "tests.sum missing: glibc's harness failed; see $results/$where-posix.log"
   cp "$GBUILD/tests.sum" "$sum"
   for t in "${GLIBC_EXTRA_TESTS[@]}"; do
     rm -f "$GBUILD/$t.out" "$GBUILD/$t.test-result"
-    run_step "$results/host-$(basename "$t").log" "glibc: make test t=$t" \
-      locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" test t="$t" || true
+    log=$results/$where-$(basename "$t").log
+    run_step "$log" "glibc ($where): make test t=$t" \
+      locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" "$@" test t="$t" || true
     if [ -f "$GBUILD/$t.test-result" ]; then
       cat "$GBUILD/$t.test-result" >> "$sum"
     else
-      echo "FAIL: $t (no result; see $results/host-$(basename "$t").log)" >> "$sum"
+      echo "FAIL: $t (no result; see $log)" >> "$sum"
     fi
   done
-  summarize "$sum"
 }
 
-# summarize SUM...: count the results of glibc .sum files, list failures,
-# apply tests/known-failures, print the closing line; non-zero on FAIL.
+# The tests on this machine's kernel, which has no spawn series: the
+# clone path.
+glibc_check ()
+{
+  glibc_run_tests host
+  summarize host "$TOP/build/results/host.sum"
+}
+
+# The same tests with every test program run in the VM on the kernel with
+# the series (scripts/vm-test-wrapper, a persistent VM): the io_uring
+# path.  The tests that pass must be the ones that pass on the host.
+glibc_check_vm ()
+{
+  local results=$TOP/build/results
+  export VM_NAME=glibc-check-$$
+  bash scripts/vm.sh stop >/dev/null 2>&1 || true
+  bash scripts/vm.sh start || die "the glibc test VM did not start"
+  # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
+  # their usual time.
+  glibc_run_tests vm test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10"
+  bash scripts/vm.sh stop >/dev/null 2>&1 || true
+  unset VM_NAME
+  if ! diff <(sed -n 's/^PASS: //p' "$results/host.sum" | sort) \
+	    <(sed -n 's/^PASS: //p' "$results/vm.sum" | sort) \
+	    > "$results/host-vm-pass.diff"; then
+    echo "FAIL: the tests that pass in the VM differ from those on the host:"
+    cat "$results/host-vm-pass.diff"
+    echo "FAIL: host-vm-pass-set" >> "$results/vm.sum"
+  fi
+  summarize vm "$results/vm.sum"
+}
+
+# summarize WHERE SUM...: count the results of glibc .sum files, list
+# failures, apply tests/known-failures, print "WHERE: N passed, N failed";
+# non-zero on FAIL.
 summarize ()
 {
-  local known=tests/known-failures
-  awk -v known="$known" '
+  local known=tests/known-failures where=$1
+  shift
+  awk -v known="$known" -v where="$where" '
     BEGIN {
       while ((getline line < known) > 0)
 	if (line !~ /^#/ && split (line, w, /[ \t]+/) >= 2) kf[w[1]] = 1
@@ -244,7 +282,7 @@ summarize ()
     END {
       printf "%d unsupported, %d expected failures (XFAIL), %d known failures (tests/known-failures)\n",
 	unsup, xfail, known_n
-      printf "%d passed, %d failed\n", pass, fail
+      printf "%s: %d passed, %d failed\n", where, pass, fail
       exit fail > 0
     }' "$@"
 }
