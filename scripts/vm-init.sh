@@ -60,9 +60,15 @@ for arg in $cmdline; do
 done
 
 # The repository and the build cache, writable, at their host paths.
+# Those may lie under a tmpfs mounted above (a clone in /tmp, as CI may
+# make), where the mount point has to be made first.
 opts=trans=virtio,version=9p2000.L,msize=512000,cache=mmap
-[ -n "$vm_repo" ] && mount -t 9p -o "$opts" repo "$vm_repo"
-[ -n "$vm_cache" ] && mount -t 9p -o "$opts" cache "$vm_cache"
+for share in "repo $vm_repo" "cache $vm_cache"; do
+  set -- $share
+  [ -n "${2:-}" ] || continue
+  mkdir -p "$2" 2>/dev/null
+  mount -t 9p -o "$opts" "$1" "$2"
+done
 trace "shares mounted"
 
 # The kernel's own log level for the console: errors and worse only, so
