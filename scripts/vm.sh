@@ -231,9 +231,13 @@ vm_run ()
   # --pdeathsig: QEMU dies with vm.sh even if vm.sh is SIGKILLed.
   setpriv --pdeathsig KILL -- "${vm_qemu[@]}" </dev/null 2>"$run/qemu.err" &
   qpid=$!
-  # Watchdog: the whole run may take at most $timeout seconds.
-  ( sleep "$timeout" && kill -0 $qpid 2>/dev/null && touch "$run/timed-out" \
-      && kill -KILL $qpid ) 2>/dev/null &
+  # Watchdog: the whole run may take at most $timeout seconds.  It must
+  # not hold our stdout (a pipe reader would wait for it), and its sleep
+  # must die with it.
+  ( sleep "$timeout" & spid=$!
+    trap 'kill $spid; exit 0' TERM
+    wait $spid && kill -0 $qpid && touch "$run/timed-out" && kill -KILL $qpid
+  ) </dev/null >/dev/null 2>&1 &
   wpid=$!
   wait $qpid 2>/dev/null || rc=$?
   kill $wpid 2>/dev/null; wait $wpid 2>/dev/null
