@@ -139,6 +139,35 @@ glibc_build ()
   touch "$stamp"
 }
 
+# The stock glibc 2.36 -- Debian's source without our patch -- that the
+# benchmarks (bench/) compare against.  Its own extracted copy, never
+# synced with the overlay (the pristine tree stays untouched by a build),
+# and a build directory keyed like $GBUILD.  Built once; later calls only
+# link build/glibc-stock to it.
+glibc_stock_build ()
+{
+  glibc_paths
+  local src=$GDIR/stock-src
+  GSTOCK=$GDIR/stock-${GBUILD##*/}
+  local stamp=$GSTOCK/.uring-spawn-built
+  mkdir -p build
+  ln -sfn "$GSTOCK" build/glibc-stock
+  if [ -f "$stamp" ]; then
+    say "stock glibc: up to date ($GSTOCK)"
+    return 0
+  fi
+  glibc_extract "$src"
+  mkdir -p "$GSTOCK"
+  if [ ! -f "$GSTOCK/config.status" ]; then
+    step "$GSTOCK/configure.log" "configuring the stock glibc" \
+      bash -c 'cd "$1" && shift && "$@"' _ "$GSTOCK" \
+	"$src/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
+  fi
+  step "$GSTOCK/make.log" "building the stock glibc (make -j$JOBS; cold: 5-15 min)" \
+    locked make -C "$GSTOCK" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
+  touch "$stamp"
+}
+
 # Write the patch for the current overlay to the file $1: a git
 # format-patch mail made in a throw-away repository holding glibc's
 # versions of the files, then ours.
@@ -236,27 +265,38 @@ glibc_check ()
 }
 
 # The same tests with every test program run in the VM on the kernel with
-# the series (scripts/vm-test-wrapper, a persistent VM): the io_uring
-# path.  The tests that pass must be the ones that pass on the host.
+# the series (scripts/vm-test-wrapper, a persistent VM), twice: as built
+# (the io_uring path; results vm.sum) and with glibc.spawn.io_uring=0
+# (the clone path on the same kernel; vm-off.sum).  The tests that pass
+# must be the ones that pass on the host, both times.
 glibc_check_vm ()
 {
-  local results=$TOP/build/results
   export VM_NAME=glibc-check-$$
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
   bash scripts/vm.sh start || die "the glibc test VM did not start"
-  # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
-  # their usual time.
-  glibc_run_tests vm test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10"
+  _glibc_check_vm_run vm
+  _glibc_check_vm_run vm-off --env GLIBC_TUNABLES=glibc.spawn.io_uring=0
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
   unset VM_NAME
+  summarize vm "$TOP/build/results/vm.sum" "$TOP/build/results/vm-off.sum"
+}
+
+# _glibc_check_vm_run WHERE [WRAPPER-OPTIONS...]
+_glibc_check_vm_run ()
+{
+  local where=$1 results=$TOP/build/results
+  shift
+  # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
+  # their usual time.
+  glibc_run_tests "$where" \
+    test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10 $*"
   if ! diff <(sed -n 's/^PASS: //p' "$results/host.sum" | sort) \
-	    <(sed -n 's/^PASS: //p' "$results/vm.sum" | sort) \
-	    > "$results/host-vm-pass.diff"; then
-    echo "FAIL: the tests that pass in the VM differ from those on the host:"
-    cat "$results/host-vm-pass.diff"
-    echo "FAIL: host-vm-pass-set" >> "$results/vm.sum"
+	    <(sed -n 's/^PASS: //p' "$results/$where.sum" | sort) \
+	    > "$results/host-$where-pass.diff"; then
+    echo "FAIL: the tests that pass in the VM ($where) differ from those on the host:"
+    cat "$results/host-$where-pass.diff"
+    echo "FAIL: host-$where-pass-set" >> "$results/$where.sum"
   fi
-  summarize vm "$results/vm.sum"
 }
 
 # summarize WHERE SUM...: count the results of glibc .sum files, list
@@ -277,7 +317,7 @@ summarize ()
       else if (r == "XFAIL") xfail++
       else if (r == "UNSUPPORTED") unsup++
       else if ((r == "FAIL" || r == "ERROR") && (t in kf)) { known_n++; print "KNOWN " $0 }
-      else { fail++; print $0 }
+      else { fail++; n = split (FILENAME, p, "/"); print $0 " (" p[n] ")" }
     }
     END {
       printf "%d unsupported, %d expected failures (XFAIL), %d known failures (tests/known-failures)\n",
