@@ -1,0 +1,269 @@
+/* ring-cost: what a spawn pays for its io_uring ring.
+
+   The measurement behind the ring management of the glibc overlay
+   (sysdeps-overlay/unix/sysv/linux/spawni.c): a ring made for each
+   spawn, exactly as __spawni_uring makes it, against one ring made once
+   and reused, as a per-thread cache would.  Needs a kernel with the
+   spawn series (./build.sh vm); run it on an otherwise idle guest with
+   one CPU, under --icount, so that the guest clock counts every
+   instruction of the deferred ring teardown too:
+
+     VM_SMP=1 ./build.sh vm --icount -- build/bench/ring-cost [ITERATIONS]
+
+   It prints, per spawn+wait of an exit-only static child (this program
+   run as "ring-cost -c"), the mean and the median time of each way, and
+   the cost of the set-up and teardown alone and of the detection a
+   process does once.  Means are over the whole run, so work the kernel
+   defers (the ring's exit work) is counted where it lands.  */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/io_uring.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+#include "io_uring_spawn.h"
+
+#define ENTRIES 64
+
+struct ring
+{
+  int index;
+  char *mem;
+  size_t size;
+  struct io_uring_sqe *sqes;
+  unsigned int *sq_tail;
+  unsigned int *cq_head;
+  unsigned int *cq_tail;
+  struct io_uring_cqe *cqes;
+};
+
+static char *self;
+
+static uint64_t
+now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The ring spawni.c makes: fd-less, in two pages of our own.  */
+static void
+ring_open (struct ring *r)
+{
+  size_t page = sysconf (_SC_PAGESIZE);
+  r->size = 2 * page;
+  r->mem = mmap (NULL, r->size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (r->mem == MAP_FAILED)
+    {
+      perror ("mmap");
+      exit (1);
+    }
+  struct io_uring_params p =
+    {
+      .flags = (IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY
+		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
+      .cq_entries = ENTRIES,
+    };
+  p.cq_off.user_addr = (uintptr_t) r->mem;
+  p.sq_off.user_addr = (uintptr_t) r->mem + page;
+  r->index = syscall (SYS_io_uring_setup, ENTRIES, &p);
+  if (r->index < 0)
+    {
+      perror ("io_uring_setup");
+      exit (1);
+    }
+  r->sqes = (struct io_uring_sqe *) (r->mem + page);
+  r->sq_tail = (unsigned int *) (r->mem + p.sq_off.tail);
+  r->cq_head = (unsigned int *) (r->mem + p.cq_off.head);
+  r->cq_tail = (unsigned int *) (r->mem + p.cq_off.tail);
+  r->cqes = (struct io_uring_cqe *) (r->mem + p.cq_off.cqes);
+}
+
+static void
+ring_close (struct ring *r)
+{
+  struct io_uring_rsrc_update update = { .offset = r->index };
+  syscall (SYS_io_uring_register, r->index,
+	   IORING_UNREGISTER_RING_FDS | IORING_REGISTER_USE_REGISTERED_RING,
+	   &update, 1);
+  munmap (r->mem, r->size);
+}
+
+/* Submit N SQEs from the ring's start and wait for their CQEs; return
+   the first CQE's result.  */
+static int
+ring_run (struct ring *r, unsigned int n)
+{
+  unsigned int head = *r->cq_head;
+  __atomic_store_n (r->sq_tail, *r->sq_tail + n, __ATOMIC_RELEASE);
+  if (syscall (SYS_io_uring_enter, r->index, n, n,
+	       IORING_ENTER_GETEVENTS | IORING_ENTER_REGISTERED_RING,
+	       NULL, 0) != (long) n)
+    {
+      perror ("io_uring_enter");
+      exit (1);
+    }
+  while (__atomic_load_n (r->cq_tail, __ATOMIC_ACQUIRE) - head < n)
+    syscall (SYS_io_uring_enter, r->index, 0, 1,
+	     IORING_ENTER_GETEVENTS | IORING_ENTER_REGISTERED_RING, NULL, 0);
+  int res = 0;
+  for (unsigned int i = head; i != head + n; i++)
+    if (r->cqes[i % ENTRIES].user_data == 0)
+      res = r->cqes[i % ENTRIES].res;
+  __atomic_store_n (r->cq_head, head + n, __ATOMIC_RELEASE);
+  return res;
+}
+
+/* CLONE, then EXEC of "SELF -c"; return the pid.  */
+static pid_t
+spawn (struct ring *r)
+{
+  static char *argv[3];
+  static char *envp[] = { NULL };
+  struct clone_args ca = { .exit_signal = SIGCHLD };
+  argv[0] = self;
+  argv[1] = (char *) "-c";
+  /* Chains of two in a ring of 64 never wrap.  */
+  unsigned int base = *r->sq_tail % ENTRIES;
+  struct io_uring_sqe *sqe = &r->sqes[base];
+  memset (sqe, 0, 2 * sizeof (*sqe));
+  sqe[0].opcode = IORING_OP_CLONE;
+  sqe[0].flags = IOSQE_IO_LINK;
+  sqe[0].addr = (uintptr_t) &ca;
+  sqe[0].len = sizeof (ca);
+  sqe[0].user_data = 0;
+  sqe[1].opcode = IORING_OP_EXEC;
+  sqe[1].fd = AT_FDCWD;
+  sqe[1].addr = (uintptr_t) self;
+  sqe[1].addr2 = (uintptr_t) argv;
+  sqe[1].addr3 = (uintptr_t) envp;
+  sqe[1].user_data = 1;
+  pid_t pid = ring_run (r, 2);
+  if (pid <= 0)
+    {
+      fprintf (stderr, "ring-cost: clone: %s\n", strerror (-pid));
+      exit (1);
+    }
+  return pid;
+}
+
+static void
+reap (pid_t pid)
+{
+  int status;
+  if (waitpid (pid, &status, 0) != pid || status != 0)
+    {
+      fprintf (stderr, "ring-cost: child %d: status %#x\n", pid, status);
+      exit (1);
+    }
+}
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+static void
+report (const char *what, uint64_t *t, int n, uint64_t total)
+{
+  qsort (t, n, sizeof (*t), cmp_u64);
+  printf ("%-34s mean %8.1f us  median %8.1f us\n", what,
+	  total / 1e3 / n, t[n / 2] / 1e3);
+}
+
+/* The ways of running one iteration; WAY is its number, R the cached
+   ring where there is one.  */
+enum way { SETUP_ONLY, DETECT, SPAWN_FRESH, SPAWN_CACHED, NWAYS };
+
+static const char *const way_name[NWAYS] =
+  {
+    "ring set-up + teardown",
+    "detection (set-up, query, teardown)",
+    "spawn+wait, ring per spawn",
+    "spawn+wait, one ring reused",
+  };
+
+static void
+iterate (enum way way, struct ring *cached)
+{
+  struct ring r;
+  switch (way)
+    {
+    case SETUP_ONLY:
+      ring_open (&r);
+      ring_close (&r);
+      break;
+    case DETECT:
+      ring_open (&r);
+      memset (&r.sqes[0], 0, sizeof (r.sqes[0]));
+      r.sqes[0].opcode = IORING_OP_CLONE;
+      r.sqes[0].rw_flags = IORING_CLONE_QUERY;
+      if (ring_run (&r, 1) != (int) IORING_SPAWN_MAGIC)
+	{
+	  fprintf (stderr, "ring-cost: this kernel has no spawn series\n");
+	  exit (1);
+	}
+      ring_close (&r);
+      break;
+    case SPAWN_FRESH:
+      ring_open (&r);
+      pid_t pid = spawn (&r);
+      ring_close (&r);
+      reap (pid);
+      break;
+    case SPAWN_CACHED:
+      reap (spawn (cached));
+      break;
+    default:
+      abort ();
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc > 1 && strcmp (argv[1], "-c") == 0)
+    return 0;
+  self = argv[0];
+  int n = argc > 1 ? atoi (argv[1]) : 2000;
+  if (n < 10)
+    {
+      fprintf (stderr, "usage: ring-cost [ITERATIONS >= 10]\n");
+      return 2;
+    }
+  uint64_t *t = calloc (n, sizeof (*t));
+  struct ring cached;
+  ring_open (&cached);
+  printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC\n", n);
+  for (int way = 0; way < NWAYS; way++)
+    {
+      for (int i = 0; i < n / 10; i++)	/* Warm-up.  */
+	iterate (way, &cached);
+      uint64_t start = now_ns ();
+      for (int i = 0; i < n; i++)
+	{
+	  uint64_t t0 = now_ns ();
+	  iterate (way, &cached);
+	  t[i] = now_ns () - t0;
+	}
+      report (way_name[way], t, n, now_ns () - start);
+    }
+  ring_close (&cached);
+  return 0;
+}
