@@ -25,6 +25,7 @@
    value posix_spawn returns, that *PID is left alone, and that no child
    is left behind.  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -51,6 +52,7 @@
 #include <support/temp_file.h>
 #include <support/test-driver.h>
 #include <support/xsignal.h>
+#include <support/xthread.h>
 #include <support/xstdio.h>
 #include <support/xunistd.h>
 
@@ -887,6 +889,38 @@ kernel_has_spawn (void)
   return (p.features & IORING_FEAT_SPAWN) != 0;
 }
 
+/* Register a ring of the application's in the calling thread's table of
+   registered rings; return its index, or -1 if the kernel has none.  The
+   ring is made disabled, which tells it from any other: only a disabled
+   ring can be enabled (app_ring_enable).  */
+static int
+app_ring_register (void)
+{
+  struct io_uring_params p = { .flags = IORING_SETUP_R_DISABLED };
+  long int fd = syscall (__NR_io_uring_setup, 1, &p);
+  if (fd < 0)
+    return -1;
+  struct io_uring_rsrc_update update = { .offset = -1U, .data = fd };
+  int ret = syscall (__NR_io_uring_register, fd, IORING_REGISTER_RING_FDS,
+		     &update, 1);
+  xclose (fd);
+  return ret == 1 ? update.offset : -1;
+}
+
+#ifndef IORING_REGISTER_USE_REGISTERED_RING	/* Linux 6.3 UAPI.  */
+# define IORING_REGISTER_USE_REGISTERED_RING (1U << 31)
+#endif
+
+/* Enable the ring app_ring_register put at INDEX: true if it is still
+   there.  */
+static bool
+app_ring_enable (int index)
+{
+  return syscall (__NR_io_uring_register, index,
+		  IORING_REGISTER_ENABLE_RINGS
+		  | IORING_REGISTER_USE_REGISTERED_RING, NULL, 0) == 0;
+}
+
 /* Which path posix_spawn takes.  A process that may not call clone,
    clone3 or vfork (a seccomp filter) can still spawn through io_uring,
    where the kernel creates the child inside io_uring_enter; on the
@@ -899,9 +933,18 @@ test_path (void)
 	  " expecting the %s path\n", mode == MODE_ON,
 	  kernel_has_spawn () ? "yes" : "no", uring ? "io_uring" : "clone");
 
+  /* The parent spawns first, so that the child of fork starts with a
+     copy of a thread whose ring is not the child's.  */
+  struct report r;
+  spawn_report (NULL, NULL, -1, &r);
+
   pid_t pid = xfork ();
   if (pid == 0)
     {
+      /* A ring of the child's own, registered where its parent's spawn
+	 ring may have been: posix_spawn must neither use nor drop it.  */
+      int app_ring = app_ring_register ();
+      printf ("info: the child of fork registered a ring at %d\n", app_ring);
       struct sock_filter filter[] =
 	{
 	  BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
@@ -918,12 +961,11 @@ test_path (void)
 	  || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
 	FAIL_UNSUPPORTED ("seccomp filter: %m");
       if (uring)
-	{
-	  struct report r;
-	  spawn_report (NULL, NULL, -1, &r);
-	}
+	spawn_report (NULL, NULL, -1, &r);
       else
 	spawn_fails (initial_argv[0], NULL, NULL, EPERM);
+      if (app_ring >= 0)
+	TEST_VERIFY (app_ring_enable (app_ring));
       child_exit ();
     }
   int status;
@@ -933,6 +975,112 @@ test_path (void)
     printf ("info: no seccomp, the path taken is not checked\n");
   else
     TEST_COMPARE (status, 0);
+}
+
+/* Kill the first child of this process that /proc shows, as soon as
+   there is one.  */
+static void *
+kill_child (void *closure)
+{
+  for (int tries = 0; tries < 10000; tries++)
+    {
+      DIR *proc = opendir ("/proc");
+      TEST_VERIFY_EXIT (proc != NULL);
+      struct dirent *e;
+      while ((e = readdir (proc)) != NULL)
+	{
+	  char *stat = xasprintf ("/proc/%s/stat", e->d_name);
+	  FILE *f = fopen (stat, "r");
+	  free (stat);
+	  if (f == NULL)
+	    continue;
+	  int pid, ppid;
+	  bool ours = (fscanf (f, "%d (%*[^)]) %*c %d", &pid, &ppid) == 2
+		       && ppid == getpid ());
+	  fclose (f);
+	  if (ours)
+	    {
+	      TEST_COMPARE (kill (pid, SIGKILL), 0);
+	      closedir (proc);
+	      return NULL;
+	    }
+	}
+      closedir (proc);
+      usleep (1000);
+    }
+  FAIL_EXIT1 ("no child to kill");
+}
+
+/* A child killed before its exec: as in glibc 2.36, posix_spawn succeeds
+   and the caller sees the child killed.  The child waits in an open of a
+   FIFO that nobody writes to until another thread kills it.  */
+static void
+test_killed_before_exec (void)
+{
+  char *fifo = xasprintf ("%s/fifo", tmpdir);
+  TEST_COMPARE (mkfifo (fifo, 0600), 0);
+  add_temp_file (fifo);
+  posix_spawn_file_actions_t fa;
+  TEST_COMPARE (posix_spawn_file_actions_init (&fa), 0);
+  TEST_COMPARE (posix_spawn_file_actions_addopen (&fa, 3, fifo, O_RDONLY, 0),
+		0);
+  char *args[] = { (char *) "/bin/true", NULL };
+  pthread_t killer = xpthread_create (NULL, kill_child, NULL);
+  pid_t pid = -2;
+  TEST_COMPARE (posix_spawn (&pid, args[0], &fa, NULL, args, environ), 0);
+  xpthread_join (killer);
+  TEST_VERIFY_EXIT (pid > 0);
+  int status;
+  TEST_COMPARE (xwaitpid (pid, &status, 0), pid);
+  TEST_VERIFY (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+  posix_spawn_file_actions_destroy (&fa);
+  free (fifo);
+}
+
+/* The size of the address space, in kB.  */
+static long int
+vm_size (void)
+{
+  FILE *f = xfopen ("/proc/self/status", "r");
+  char *line = NULL;
+  size_t n = 0;
+  long int kb = -1;
+  while (xgetline (&line, &n, f) > 0)
+    if (sscanf (line, "VmSize: %ld kB", &kb) == 1)
+      break;
+  free (line);
+  xfclose (f);
+  TEST_VERIFY_EXIT (kb > 0);
+  return kb;
+}
+
+static void *
+spawn_true (void *closure)
+{
+  char *args[] = { (char *) "/bin/true", NULL };
+  pid_t pid;
+  int status;
+  TEST_COMPARE (posix_spawn (&pid, args[0], NULL, NULL, args, environ), 0);
+  TEST_COMPARE (xwaitpid (pid, &status, 0), pid);
+  TEST_COMPARE (status, 0);
+  return NULL;
+}
+
+/* Threads that spawn and exit, one after the other, leave nothing
+   behind: a thread's ring goes when the thread does.  Were its two
+   pages kept, 300 threads would grow the address space by 2400 kB.  */
+static void
+test_thread_exit (void)
+{
+  for (int i = 0; i < 10; i++)
+    xpthread_join (xpthread_create (NULL, spawn_true, NULL));
+  long int before = vm_size ();
+  for (int i = 0; i < 300; i++)
+    xpthread_join (xpthread_create (NULL, spawn_true, NULL));
+  long int growth = vm_size () - before;
+  printf ("info: 300 threads that spawned grew the address space by"
+	  " %ld kB\n", growth);
+  TEST_VERIFY (growth < 600);
 }
 
 /* Run every check in a new process with glibc.spawn.io_uring=VALUE.  */
@@ -1002,6 +1150,8 @@ do_test (int argc, char **argv)
   test_file_actions ();
   test_tcsetpgrp ();
   test_exec_errors ();
+  test_killed_before_exec ();
+  test_thread_exit ();
 
   free (tmpdir);
   return 0;

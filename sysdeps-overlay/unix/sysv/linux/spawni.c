@@ -32,6 +32,8 @@
 #include <confstr.h>
 #include <pthreadP.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <tls-internal.h>
 #if HAVE_TUNABLES
 # define TUNABLE_NAMESPACE spawn
 # include <elf/dl-tunables.h>
@@ -497,13 +499,32 @@ __spawnix (pid_t * pid, const char *file,
    PATH candidates) stays valid in this frame or in the caller's
    arguments until the last CQE has arrived.
 
-   The ring is made for each call and has no file descriptor
-   (IORING_SETUP_REGISTERED_FD_ONLY), so nothing the application does to
-   its descriptors (closefrom, dup2 over ours, fork in another thread)
-   can reach it, the child inherits none, and no ring of the
-   application's is ever touched.  That flag needs the ring's memory to be
-   ours (IORING_SETUP_NO_MMAP): one page for the SQ and CQ rings and one
-   for the SQEs, unmapped after the ring is unregistered.  */
+   Each thread has its own ring, made by its first spawn and kept until
+   the thread exits (__spawn_thread_freeres).  Making a ring and tearing
+   it down costs about as much as a seventh of a whole spawn and wait of
+   a small static program: measured with bench/ring-cost.c in the VM
+   (one CPU, guest instruction clock, 2000 spawns each), a ring per
+   spawn took 434 us a spawn against 376 us with one ring reused, and
+   the set-up and teardown alone 53 us (the teardown is deferred work
+   of the kernel, which is why only means show all of it).  A ring per
+   process would need a lock or a file descriptor; per thread needs
+   neither.
+
+   The ring has no file descriptor (IORING_SETUP_REGISTERED_FD_ONLY):
+   it lives in the thread's table of registered rings, which the kernel
+   keeps per task, so nothing the application does to its descriptors
+   (closefrom, dup2 over ours, fork in another thread) can reach it,
+   the child inherits none, and no ring of the application's is ever
+   touched.  What it costs the application is one of the 16 slots of
+   that table in each thread that spawned.  A child of fork has no
+   registered rings at all: there the ring's memory is dropped and a new
+   ring made (the index, which may by then name a ring of the child's
+   own, is never used).  The flag needs the ring's memory to be ours
+   (IORING_SETUP_NO_MMAP): one page for the SQ and CQ rings and one for
+   the SQEs.
+
+   All signals stay blocked while a spawn uses the ring, so that no
+   signal handler can spawn through it at the same time.  */
 
 /* Linux 6.5 and 6.6 UAPI, missing from older kernel headers.  */
 #ifdef IORING_SETUP_NO_MMAP
@@ -520,24 +541,35 @@ __spawnix (pid_t * pid, const char *file,
 # define IORING_REGISTER_USE_REGISTERED_RING	(1U << 31)
 #endif
 
-/* The most SQEs a spawn submits: a page of them.  A spawn that needs
-   more (dozens of file actions, or a PATH of dozens of directories)
-   takes the clone path.  */
+/* The most SQEs a spawn submits: the size of both rings, a page of
+   SQEs.  A spawn that needs more (dozens of file actions, or a PATH of
+   dozens of directories) takes the clone path.  */
 #define URING_ENTRIES 64
 _Static_assert (URING_ENTRIES * sizeof (struct io_uring_sqe) <= 4096,
 		"the SQEs fit in a page");
 
 struct spawn_ring
 {
+  char *mem;				/* The rings, then the SQEs; or null.  */
+  unsigned long int generation;		/* __fork_generation when made.  */
   unsigned int index;			/* The registered ring.  */
-  char *mem;				/* The rings, then the SQEs.  */
-  size_t mem_size;
-  struct io_uring_sqe *sqes;
-  unsigned int *sq_tail;
-  unsigned int *cq_tail;
-  struct io_uring_cqe *cqes;
+  unsigned int sq_tail;			/* Our copies of the SQ tail and */
+  unsigned int cq_head;			/* the CQ head.  */
   unsigned int features;
+  struct io_uring_sqe *sqes;
+  unsigned int *sq_tail_p;
+  unsigned int *cq_head_p;
+  unsigned int *cq_tail_p;
+  struct io_uring_cqe *cqes;
 };
+
+static __thread struct spawn_ring thread_ring attribute_tls_model_ie;
+
+static size_t
+spawn_ring_size (void)
+{
+  return 2 * GLRO (dl_pagesize);
+}
 
 /* Set up a ring as described above.  Return false if the kernel will not
    give us one, for whatever reason (ENOSYS, EPERM from seccomp or
@@ -547,10 +579,9 @@ static bool
 spawn_ring_open (struct spawn_ring *r)
 {
   size_t page = GLRO (dl_pagesize);
-  r->mem_size = 2 * page;
-  r->mem = __mmap (NULL, r->mem_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (r->mem == MAP_FAILED)
+  char *mem = __mmap (NULL, spawn_ring_size (), PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED)
     return false;
 
   struct io_uring_params p =
@@ -559,31 +590,64 @@ spawn_ring_open (struct spawn_ring *r)
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
       .cq_entries = URING_ENTRIES,
     };
-  RING_USER_ADDR (p.cq_off) = (uintptr_t) r->mem;
-  RING_USER_ADDR (p.sq_off) = (uintptr_t) r->mem + page;
+  RING_USER_ADDR (p.cq_off) = (uintptr_t) mem;
+  RING_USER_ADDR (p.sq_off) = (uintptr_t) mem + page;
   long int ret = INTERNAL_SYSCALL_CALL (io_uring_setup, URING_ENTRIES, &p);
   if (INTERNAL_SYSCALL_ERROR_P (ret))
     {
-      __munmap (r->mem, r->mem_size);
+      __munmap (mem, spawn_ring_size ());
       return false;
     }
-  r->index = ret;
-  r->sqes = (struct io_uring_sqe *) (r->mem + page);
-  r->sq_tail = (unsigned int *) (r->mem + p.sq_off.tail);
-  r->cq_tail = (unsigned int *) (r->mem + p.cq_off.tail);
-  r->cqes = (struct io_uring_cqe *) (r->mem + p.cq_off.cqes);
-  r->features = p.features;
+  *r = (struct spawn_ring)
+    {
+      .mem = mem,
+      .generation = __fork_generation,
+      .index = ret,
+      .features = p.features,
+      .sqes = (struct io_uring_sqe *) (mem + page),
+      .sq_tail_p = (unsigned int *) (mem + p.sq_off.tail),
+      .cq_head_p = (unsigned int *) (mem + p.cq_off.head),
+      .cq_tail_p = (unsigned int *) (mem + p.cq_off.tail),
+      .cqes = (struct io_uring_cqe *) (mem + p.cq_off.cqes),
+    };
   return true;
 }
 
+/* Free the ring, or only its memory in a child of fork.  */
 static void
 spawn_ring_close (struct spawn_ring *r)
 {
-  struct io_uring_rsrc_update update = { .offset = r->index };
-  INTERNAL_SYSCALL_CALL (io_uring_register, r->index,
-			 IORING_UNREGISTER_RING_FDS
-			 | IORING_REGISTER_USE_REGISTERED_RING, &update, 1);
-  __munmap (r->mem, r->mem_size);
+  if (r->generation == __fork_generation)
+    {
+      struct io_uring_rsrc_update update = { .offset = r->index };
+      INTERNAL_SYSCALL_CALL (io_uring_register, r->index,
+			     IORING_UNREGISTER_RING_FDS
+			     | IORING_REGISTER_USE_REGISTERED_RING,
+			     &update, 1);
+    }
+  __munmap (r->mem, spawn_ring_size ());
+  r->mem = NULL;
+}
+
+/* The calling thread's ring, made if it has none; null if the kernel
+   will not give us one.  */
+static struct spawn_ring *
+spawn_ring_get (void)
+{
+  struct spawn_ring *r = &thread_ring;
+  if (r->mem != NULL && r->generation != __fork_generation)
+    spawn_ring_close (r);
+  if (r->mem == NULL && !spawn_ring_open (r))
+    return NULL;
+  return r;
+}
+
+/* Called when a thread exits.  */
+void
+__spawn_thread_freeres (void)
+{
+  if (thread_ring.mem != NULL)
+    spawn_ring_close (&thread_ring);
 }
 
 static long int
@@ -595,16 +659,29 @@ spawn_ring_enter (struct spawn_ring *r, unsigned int submit,
 				| IORING_ENTER_REGISTERED_RING, NULL, 0);
 }
 
-/* Submit the first N SQEs and wait until every submitted one has its
-   CQE.  Return how many were submitted (the kernel stops at an SQE it
-   cannot prepare, and then does not wait), or 0 if none was, in which
-   case no process was created.  The CQ ring holds URING_ENTRIES, so
-   none is ever dropped; its head stays at 0, the CQEs are read in
-   place.  */
+/* The Ith SQE after the SQ tail, and the Ith CQE after the CQ head.  */
+static struct io_uring_sqe *
+spawn_ring_sqe (struct spawn_ring *r, unsigned int i)
+{
+  return &r->sqes[(r->sq_tail + i) % URING_ENTRIES];
+}
+
+static const struct io_uring_cqe *
+spawn_ring_cqe (const struct spawn_ring *r, unsigned int i)
+{
+  return &r->cqes[(r->cq_head + i) % URING_ENTRIES];
+}
+
+/* Submit the N SQEs after the tail and wait until every submitted one
+   has its CQE.  Return how many were submitted (the kernel stops at an
+   SQE it cannot prepare, and then does not wait), or 0 if none was, in
+   which case no process was created.  The CQ ring holds URING_ENTRIES,
+   so none is ever dropped.  The CQEs are read in place; spawn_ring_done
+   hands their slots back.  */
 static unsigned int
 spawn_ring_run (struct spawn_ring *r, unsigned int n)
 {
-  atomic_store_release (r->sq_tail, n);
+  atomic_store_release (r->sq_tail_p, r->sq_tail + n);
   long int ret;
   do
     ret = spawn_ring_enter (r, n, n);
@@ -614,7 +691,7 @@ spawn_ring_run (struct spawn_ring *r, unsigned int n)
 
   /* An interrupted wait loses nothing: the CQEs stay in the ring.  */
   unsigned int submitted = ret;
-  while (atomic_load_acquire (r->cq_tail) < submitted)
+  while (atomic_load_acquire (r->cq_tail_p) - r->cq_head < submitted)
     {
       ret = spawn_ring_enter (r, 0, submitted);
       if (INTERNAL_SYSCALL_ERROR_P (ret) && ret != -EINTR)
@@ -623,20 +700,40 @@ spawn_ring_run (struct spawn_ring *r, unsigned int n)
   return submitted;
 }
 
+/* Hand back the slots of a spawn_ring_run of N SQEs that submitted
+   SUBMITTED.  If the kernel did not take them all, the rest would be
+   submitted by the next spawn: then, and if any CQE is missing, the ring
+   is not to be trusted any more and is freed.  */
+static void
+spawn_ring_done (struct spawn_ring *r, unsigned int n, unsigned int submitted)
+{
+  if (submitted < n
+      || atomic_load_acquire (r->cq_tail_p) - r->cq_head != submitted)
+    {
+      spawn_ring_close (r);
+      return;
+    }
+  r->sq_tail += n;
+  r->cq_head += n;
+  atomic_store_release (r->cq_head_p, r->cq_head);
+}
+
 /* The chain being built: its SQEs are written in place in the ring.  */
 struct spawn_chain
 {
-  struct spawn_ring ring;
+  struct spawn_ring *ring;
   unsigned int n;			/* SQEs written.  */
   unsigned int first_exec;		/* Index of the first EXEC.  */
-  internal_sigset_t sigign;		/* Signal sets the SQEs point to.  */
+  /* What the SQEs point to.  */
+  struct clone_args clone_args;
+  internal_sigset_t sigign;
   internal_sigset_t sigmask;
 };
 
 static struct io_uring_sqe *
 chain_add (struct spawn_chain *c, int opcode)
 {
-  struct io_uring_sqe *sqe = &c->ring.sqes[c->n];
+  struct io_uring_sqe *sqe = spawn_ring_sqe (c->ring, c->n);
   memset (sqe, 0, sizeof (*sqe));
   sqe->opcode = opcode;
   sqe->flags = IOSQE_IO_LINK;
@@ -807,8 +904,11 @@ chain_result (const struct spawn_chain *c, unsigned int n, pid_t *new_pid)
   for (unsigned int i = 0; i < c->n; i++)
     res[i] = -ECANCELED;
   for (unsigned int i = 0; i < n; i++)
-    if (c->ring.cqes[i].user_data < c->n)
-      res[c->ring.cqes[i].user_data] = c->ring.cqes[i].res;
+    {
+      const struct io_uring_cqe *cqe = spawn_ring_cqe (c->ring, i);
+      if (cqe->user_data < c->n)
+	res[cqe->user_data] = cqe->res;
+    }
 
   *new_pid = res[0] > 0 ? res[0] : 0;
   /* The kernel refused an SQE (a series without an operation or flag we
@@ -846,7 +946,8 @@ static unsigned long int uring_state;
 /* Ask the kernel whether it has the spawn operations.  The opcode
    numbers alone prove nothing -- other kernels use them for other
    operations -- so it takes the feature bit and the answer to
-   IORING_CLONE_QUERY, which no other kernel gives.  */
+   IORING_CLONE_QUERY, which no other kernel gives.  Where the answer is
+   yes, the ring made for the question stays the thread's ring.  */
 static bool
 uring_detect (void)
 {
@@ -854,19 +955,22 @@ uring_detect (void)
   if (TUNABLE_GET (io_uring, int32_t, NULL) == 0)
     return false;
 #endif
-  struct spawn_chain c = { .n = 0 };
-  if (!spawn_ring_open (&c.ring))
-    return false;
+  internal_sigset_t oldmask;
+  internal_signal_block_all (&oldmask);
   bool yes = false;
-  if (c.ring.features & IORING_FEAT_SPAWN)
+  struct spawn_chain c = { .ring = spawn_ring_get () };
+  if (c.ring != NULL && (c.ring->features & IORING_FEAT_SPAWN))
     {
       struct io_uring_sqe *sqe = chain_add (&c, IORING_OP_CLONE);
       sqe->flags = 0;
       sqe->rw_flags = IORING_CLONE_QUERY;
-      yes = (spawn_ring_run (&c.ring, 1) == 1
-	     && c.ring.cqes[0].res == IORING_SPAWN_MAGIC);
+      unsigned int n = spawn_ring_run (c.ring, 1);
+      yes = n == 1 && spawn_ring_cqe (c.ring, 0)->res == IORING_SPAWN_MAGIC;
+      spawn_ring_done (c.ring, 1, n);
     }
-  spawn_ring_close (&c.ring);
+  if (!yes && c.ring != NULL && c.ring->mem != NULL)
+    spawn_ring_close (c.ring);
+  internal_signal_restore_set (&oldmask);
   return yes;
 }
 
@@ -909,6 +1013,77 @@ path_candidates (const char *file, const char *path, char *buf,
     }
 }
 
+/* Write the chain of a spawn of FILE, or of the NAMES_SIZE bytes of
+   PATH candidates at NAMES, into the ring.  OLDMASK is the caller's
+   signal mask.  */
+static void
+chain_build (struct spawn_chain *c, const char *file, const char *names,
+	     size_t names_size, const posix_spawn_file_actions_t *fa,
+	     const posix_spawnattr_t *attr, char *const argv[],
+	     char *const envp[], const internal_sigset_t *oldmask)
+{
+  struct io_uring_sqe *sqe = chain_add (c, IORING_OP_CLONE);
+  c->clone_args = (struct clone_args) { .exit_signal = SIGCHLD };
+  sqe->addr = (uintptr_t) &c->clone_args;
+  sqe->len = sizeof (c->clone_args);
+  chain_attributes (c, attr);
+  if (fa != NULL)
+    chain_file_actions (c, fa, attr);
+
+  /* The new program's signal mask: the caller's, or
+     POSIX_SPAWN_SETSIGMASK's without glibc's own signals, as sigprocmask
+     would.  */
+  if (attr->__flags & POSIX_SPAWN_SETSIGMASK)
+    {
+      internal_sigset_from_sigset (&c->sigmask, &attr->__ss);
+      internal_sigdelset (&c->sigmask, SIGCANCEL);
+      internal_sigdelset (&c->sigmask, SIGSETXID);
+    }
+  else
+    c->sigmask = *oldmask;
+  chain_add_sigset (c, IORING_OP_SPAWN_SIGMASK, &c->sigmask, 0);
+
+  c->first_exec = c->n;
+  if (names != NULL)
+    for (const char *name = names; name < names + names_size;
+	 name += strlen (name) + 1)
+      chain_exec (c, name, argv, envp, IORING_EXEC_SEARCH);
+  else
+    chain_exec (c, file, argv, envp, 0);
+  spawn_ring_sqe (c->ring, c->n - 1)->flags = 0;
+}
+
+/* Run chain C and wait for its end.  Return as __spawni_uring.  */
+static int
+chain_run (struct spawn_chain *c, pid_t *pid)
+{
+  pid_t new_pid = 0;
+  int ec = -1;
+  unsigned int ncqe = spawn_ring_run (c->ring, c->n);
+  if (ncqe > 0)
+    ec = chain_result (c, ncqe, &new_pid);
+  spawn_ring_done (c->ring, c->n, ncqe);
+
+  if (ec > 0 && new_pid > 0)
+    {
+      /* A failed chain ends with exit status 127.  A child killed
+	 before its exec, though, is the caller's to see, as in the
+	 clone path, where posix_spawn succeeds then.  */
+      siginfo_t info;
+      if (__waitid (P_PID, new_pid, &info, WEXITED | WNOWAIT) == 0
+	  && info.si_code != CLD_EXITED)
+	ec = 0;
+    }
+  /* A child whose chain failed has exited or is about to: reap it, as
+     the clone path does, before the clone path is tried if it is.  */
+  if (ec != 0 && new_pid > 0)
+    __waitpid (new_pid, NULL, 0);
+
+  if (ec == 0 && pid != NULL)
+    *pid = new_pid;
+  return ec;
+}
+
 /* Run the spawn as one io_uring chain.  Return -1, before any process is
    created, where this path cannot take the spawn: the clone path then
    does.  */
@@ -945,69 +1120,29 @@ __spawni_uring (pid_t *pid, const char *file,
   if (nops + nexec > URING_ENTRIES)
     return -1;
 
-  struct spawn_chain c = { .n = 0 };
-  if (!spawn_ring_open (&c.ring))
-    return -1;
-
   char names[names_size + 1];
-  struct clone_args clone_args = { .exit_signal = SIGCHLD };
-  struct io_uring_sqe *sqe = chain_add (&c, IORING_OP_CLONE);
-  sqe->addr = (uintptr_t) &clone_args;
-  sqe->len = sizeof (clone_args);
-  chain_attributes (&c, attr);
-  if (fa != NULL)
-    chain_file_actions (&c, fa, attr);
+  if (path != NULL)
+    path_candidates (file, path, names, &names_size);
 
-  /* The child starts with every signal blocked, as the submitting thread
-     has them below, so that nothing interrupts the chain; this sets the
-     new program's mask: the caller's, or POSIX_SPAWN_SETSIGMASK's without
-     glibc's own signals, as sigprocmask would.  */
+  /* Block every signal: the thread's ring is ours until the spawn is
+     over, and the child starts with them all blocked, so that nothing
+     interrupts its chain.  */
   internal_sigset_t oldmask;
   internal_signal_block_all (&oldmask);
-  if (attr->__flags & POSIX_SPAWN_SETSIGMASK)
-    {
-      internal_sigset_from_sigset (&c.sigmask, &attr->__ss);
-      internal_sigdelset (&c.sigmask, SIGCANCEL);
-      internal_sigdelset (&c.sigmask, SIGSETXID);
-    }
-  else
-    c.sigmask = oldmask;
-  chain_add_sigset (&c, IORING_OP_SPAWN_SIGMASK, &c.sigmask, 0);
-
-  c.first_exec = c.n;
-  if (path != NULL)
-    {
-      path_candidates (file, path, names, &names_size);
-      for (const char *name = names; name < names + names_size;
-	   name += strlen (name) + 1)
-	chain_exec (&c, name, argv, envp, IORING_EXEC_SEARCH);
-    }
-  else
-    chain_exec (&c, file, argv, envp, 0);
-  c.ring.sqes[c.n - 1].flags = 0;
-
   int state;
   __pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &state);
 
-  pid_t new_pid = 0;
   int ec = -1;
-  unsigned int ncqe = spawn_ring_run (&c.ring, c.n);
-  if (ncqe > 0)
+  struct spawn_chain c = { .ring = spawn_ring_get () };
+  if (c.ring != NULL)
     {
-      ec = chain_result (&c, ncqe, &new_pid);
-      /* A child whose chain failed has exited or is about to: reap it,
-	 as the clone path does, before the clone path is tried if it
-	 is.  */
-      if (ec != 0 && new_pid > 0)
-	__waitpid (new_pid, NULL, 0);
+      chain_build (&c, file, path != NULL ? names : NULL, names_size, fa,
+		   attr, argv, envp, &oldmask);
+      ec = chain_run (&c, pid);
     }
 
-  internal_signal_restore_set (&oldmask);
   __pthread_setcancelstate (state, NULL);
-  spawn_ring_close (&c.ring);
-
-  if (ec == 0 && pid != NULL)
-    *pid = new_pid;
+  internal_signal_restore_set (&oldmask);
   return ec;
 }
 
