@@ -29,6 +29,12 @@ Commands:
                 (tst-spawn-uring included) on this machine's kernel, and
                 the kernel suite (tests/kernel, DejaGnu) in the VM on the
                 debug kernel; ends with the line "N passed, N failed"
+  bench [--quick] [--host-only|--vm-only]
+                benchmarks (bench/): fork, vfork, stock and patched
+                posix_spawn, the raw io_uring chain, natively and in the
+                VM under QEMU -icount; CSV, table and plots in
+                bench/results/ (--quick: build/bench/quick/); see
+                bench/README.md
   patch         regenerate patches/0001-posix_spawn-io_uring.patch from
                 sysdeps-overlay/, tests/ and patches/glibc-hunks/
   clean         remove build/ and glibc/ from the clone (the cache in
@@ -112,6 +118,7 @@ case "${1:-all}" in
   kernel)    shift; bash scripts/kernel.sh "$@" ;;
   vm)        shift; exec bash scripts/vm.sh "$@" ;;
   check)     cmd_check ;;
+  bench)     shift; . scripts/bench.sh; bench_main "$@" ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;

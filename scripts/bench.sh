@@ -1,0 +1,129 @@
+# scripts/bench.sh -- ./build.sh bench [--quick] [--host-only|--vm-only]:
+# build what the benchmarks need, run them natively on this machine and in
+# the VM under QEMU -icount, write the CSVs, the Markdown table and the
+# plots.  Sourced by build.sh after lib.sh, glibc.sh and kernel.sh.  See
+# bench/README.md.
+
+BENCH_STAGE=/tmp/uring-spawn-bench	# must match bench/run.sh
+BENCH_BIN=$TOP/build/bench/bin
+
+bench_usage ()
+{
+  cat <<EOF
+Usage: ./build.sh bench [--quick] [--host-only | --vm-only]
+
+  --quick      300 spawns per figure instead of 2000, 30 fresh processes
+               for the first-spawn figure; results in build/bench/quick/
+               (the full run writes bench/results/)
+  --host-only  only the native run (wall clock; no io_uring path here)
+  --vm-only    only the run in the VM (QEMU -icount: guest instruction clock)
+EOF
+}
+
+bench_build ()
+{
+  need_packages liburing-dev gnuplot-nox gcc libc6-dev
+  glibc_build
+  glibc_stock_build
+  kernel_build
+  step "$TOP/build/bench/compile.log" "compiling the benchmark into build/bench/bin" \
+    locked make -C bench OUT="$BENCH_BIN" STOCK="$GSTOCK" PATCHED="$GBUILD" \
+      KHDR="$TOP/build/kernel/usr/include" STAGE="$BENCH_STAGE"
+}
+
+# The host part: natively, wall clock.  One at a time per machine: the
+# runs share /tmp/uring-spawn-bench.
+bench_host ()
+{
+  local out=$1 quick=$2
+  say "host: $(uname -r), native, wall clock (other load on this machine shows in the numbers)"
+  if ! flock "$CACHE/.bench-host.lock" \
+       bash bench/run.sh --bin "$BENCH_BIN" --out "$out/host.csv" --where host \
+	 --clock wall $quick 2>&1 | tee "$out/host.log"; then
+    die "the host run failed; log: $out/host.log"
+  fi
+}
+
+# The VM part: the kernel with the series under QEMU TCG -icount, 3 GiB
+# (the 1 GiB parent states), everything for every mechanism; the
+# single-threaded measurements pinned to one vCPU (see bench/run.sh).
+bench_vm ()
+{
+  local out=$1 quick=$2 timeout=7200
+  [ -n "$quick" ] && timeout=900
+  say "VM: the kernel with the series, QEMU -icount (guest instruction clock)"
+  if ! VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
+       bash bench/run.sh --bin "$BENCH_BIN" --out "$out/vm.csv" --where vm \
+	 --clock guest-insn --uring --pin $quick 2>&1 | tee "$out/vm.log"; then
+    die "the VM run failed; log: $out/vm.log"
+  fi
+}
+
+# Which overlay the patched glibc was built from: glibc_build syncs the
+# working tree's, committed or not.
+bench_overlay ()
+{
+  local rev
+  rev=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
+  if git diff --quiet HEAD -- sysdeps-overlay patches/glibc-hunks 2>/dev/null \
+     && [ -z "$(git ls-files --others --exclude-standard sysdeps-overlay patches/glibc-hunks)" ]; then
+    printf 'overlay of %s' "$rev"
+  else
+    printf 'overlay of %s plus uncommitted changes' "$rev"
+  fi
+}
+
+# mmss SECONDS
+mmss () { printf '%dm%02ds' $(( $1 / 60 )) $(( $1 % 60 )); }
+
+# bench_part WHERE OUT QUICK OVERLAY: run one part (bench_host,
+# bench_vm) and record in OUT/WHERE.meta when, how long and on what it
+# ran; report.py puts those lines at the top of results.md.
+bench_part ()
+{
+  local where=$1 out=$2 quick=$3 overlay=$4 t0 what mode=full
+  [ -z "$quick" ] || mode=quick
+  rm -f "$out/$where".*
+  t0=$(date +%s)
+  "bench_$where" "$out" "$quick"
+  if [ "$where" = host ]; then
+    what="native on $(uname -r), $(nproc) CPUs, wall clock"
+  else
+    what="VM: $(cat build/kernel/release 2>/dev/null), QEMU TCG -icount shift=0, ${VM_SMP:-2} vCPUs, ${VM_MEM:-3G}, guest instruction clock"
+  fi
+  printf '%s part (%s): run %s, took %s by the host clock (%s); patched glibc: %s\n' \
+    "$where" "$mode" "$(date -u +%Y-%m-%dT%H:%MZ)" \
+    "$(mmss $(( $(date +%s) - t0 )))" "$what" "$overlay" > "$out/$where.meta"
+  say "$(cat "$out/$where.meta")"
+}
+
+bench_main ()
+{
+  local quick= host=1 vm=1 out=$TOP/bench/results mode=full
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --quick) quick=--quick; mode=quick; out=$TOP/build/bench/quick ;;
+      --host-only) vm=0 ;;
+      --vm-only) host=0 ;;
+      -h|--help) bench_usage; return 0 ;;
+      *) bench_usage >&2; die "bench: unknown argument '$1'" ;;
+    esac
+    shift
+  done
+  [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
+  local t0 t1 overlay
+  t0=$(date +%s)
+  bench_build
+  overlay=$(bench_overlay)
+  t1=$(date +%s)
+  mkdir -p "$out"
+  # A part not run now keeps its last results (host and VM may be run
+  # apart: the VM's clock does not mind a busy host, the host's does).
+  [ $host = 1 ] && bench_part host "$out" "$quick" "$overlay"
+  [ $vm = 1 ] && bench_part vm "$out" "$quick" "$overlay"
+  rm -f "$out"/*.svg "$out"/*.dat
+  python3 bench/report.py "$out" --title "uring-spawn benchmarks ($mode run)" \
+    > /dev/null || die "bench: the report failed"
+  cat "$out/results.md"
+  say "bench ($mode): $(mmss $(( $(date +%s) - t0 ))) in all, of which builds $(mmss $((t1 - t0))) (cached or not) and measuring $(mmss $(( $(date +%s) - t1 ))); results in ${out#"$TOP"/}/: results.md, host.csv, vm.csv, *.svg"
+}
