@@ -128,15 +128,23 @@ glibc_build ()
     return 0
   fi
   rm -f "$stamp"
-  mkdir -p "$GBUILD"
-  if [ ! -f "$GBUILD/config.status" ]; then
-    step "$GBUILD/configure.log" "configuring glibc" \
-      bash -c 'cd "$1" && shift && "$@"' _ "$GBUILD" \
-	"$GSRC/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
-  fi
-  step "$GBUILD/make.log" "building glibc (make -j$JOBS)" \
-    locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
+  glibc_configure_make "$GSRC" "$GBUILD" glibc
   touch "$stamp"
+}
+
+# glibc_configure_make SRC BUILD NAME: configure SRC in BUILD (once) and
+# make it, under the build lock; NAME is what the progress lines say.
+glibc_configure_make ()
+{
+  local src=$1 build=$2 name=$3
+  mkdir -p "$build"
+  if [ ! -f "$build/config.status" ]; then
+    step "$build/configure.log" "configuring $name" \
+      bash -c 'cd "$1" && shift && "$@"' _ "$build" \
+	"$src/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
+  fi
+  step "$build/make.log" "building $name (make -j$JOBS)" \
+    locked make -C "$build" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
 }
 
 # The stock glibc 2.36 -- Debian's source without our patch -- that the
@@ -157,14 +165,8 @@ glibc_stock_build ()
     return 0
   fi
   glibc_extract "$src"
-  mkdir -p "$GSTOCK"
-  if [ ! -f "$GSTOCK/config.status" ]; then
-    step "$GSTOCK/configure.log" "configuring the stock glibc" \
-      bash -c 'cd "$1" && shift && "$@"' _ "$GSTOCK" \
-	"$src/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
-  fi
-  step "$GSTOCK/make.log" "building the stock glibc (make -j$JOBS; cold: 5-15 min)" \
-    locked make -C "$GSTOCK" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
+  say "stock glibc: a cold build takes 10-15 min"
+  glibc_configure_make "$src" "$GSTOCK" "the stock glibc"
   touch "$stamp"
 }
 
