@@ -14,10 +14,17 @@
    run as "ring-cost -c"), the mean and the median time of each way, and
    the cost of the set-up and teardown alone and of the detection a
    process does once.  Means are over the whole run, so work the kernel
-   defers (the ring's exit work) is counted where it lands.  */
+   defers (the ring's exit work) is counted where it lands.
+
+     ring-cost --phases [ITERATIONS]
+
+   splits a spawn+wait of the raw chain and of vfork+execve into the
+   spawning call, the wait for the chain's CQEs and waitpid, with an exec
+   that succeeds and one that fails: where the chain's time goes.  */
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <sched.h>
@@ -103,22 +110,30 @@ ring_close (struct ring *r)
   munmap (r->mem, r->size);
 }
 
-/* Submit N SQEs from the ring's start and wait for their CQEs; return
-   the first CQE's result.  */
-static int
-ring_run (struct ring *r, unsigned int n)
+/* Submit N SQEs and, with WAIT, wait for their CQEs.  */
+static void
+ring_submit (struct ring *r, unsigned int n, bool wait)
 {
-  unsigned int head = *r->cq_head;
   __atomic_store_n (r->sq_tail, *r->sq_tail + n, __ATOMIC_RELEASE);
-  if (syscall (SYS_io_uring_enter, r->index, n, n,
-	       IORING_ENTER_GETEVENTS | IORING_ENTER_REGISTERED_RING,
-	       NULL, 0) != (long) n)
+  if (syscall (SYS_io_uring_enter, r->index, n, wait ? n : 0,
+	       (wait ? IORING_ENTER_GETEVENTS : 0)
+	       | IORING_ENTER_REGISTERED_RING, NULL, 0) != (long) n)
     {
       perror ("io_uring_enter");
       exit (1);
     }
+}
+
+/* Wait until the N CQEs after the CQ head are in; consume them and
+   return the result of the one with user_data 0.  */
+static int
+ring_reap (struct ring *r, unsigned int n)
+{
+  unsigned int head = *r->cq_head;
+  /* The kernel counts from the CQ head: wait for all N, not for one
+     more, which the clone's CQE may already be.  */
   while (__atomic_load_n (r->cq_tail, __ATOMIC_ACQUIRE) - head < n)
-    syscall (SYS_io_uring_enter, r->index, 0, 1,
+    syscall (SYS_io_uring_enter, r->index, 0, n,
 	     IORING_ENTER_GETEVENTS | IORING_ENTER_REGISTERED_RING, NULL, 0);
   int res = 0;
   for (unsigned int i = head; i != head + n; i++)
@@ -128,15 +143,21 @@ ring_run (struct ring *r, unsigned int n)
   return res;
 }
 
-/* CLONE, then EXEC of "SELF -c"; return the pid.  */
-static pid_t
-spawn (struct ring *r)
+static int
+ring_run (struct ring *r, unsigned int n)
 {
-  static char *argv[3];
-  static char *envp[] = { NULL };
-  struct clone_args ca = { .exit_signal = SIGCHLD };
-  argv[0] = self;
-  argv[1] = (char *) "-c";
+  ring_submit (r, n, true);
+  return ring_reap (r, n);
+}
+
+static char *child_argv[3];
+static char *child_envp[] = { NULL };
+
+/* Write CLONE, then EXEC of "PATH -c", after the SQ tail.  */
+static void
+chain_write (struct ring *r, const char *path)
+{
+  static struct clone_args ca = { .exit_signal = SIGCHLD };
   /* Chains of two in a ring of 64 never wrap.  */
   unsigned int base = *r->sq_tail % ENTRIES;
   struct io_uring_sqe *sqe = &r->sqes[base];
@@ -148,28 +169,46 @@ spawn (struct ring *r)
   sqe[0].user_data = 0;
   sqe[1].opcode = IORING_OP_EXEC;
   sqe[1].fd = AT_FDCWD;
-  sqe[1].addr = (uintptr_t) self;
-  sqe[1].addr2 = (uintptr_t) argv;
-  sqe[1].addr3 = (uintptr_t) envp;
+  sqe[1].addr = (uintptr_t) path;
+  sqe[1].addr2 = (uintptr_t) child_argv;
+  sqe[1].addr3 = (uintptr_t) child_envp;
   sqe[1].user_data = 1;
-  pid_t pid = ring_run (r, 2);
-  if (pid <= 0)
+}
+
+static pid_t
+checked_pid (int res)
+{
+  if (res <= 0)
     {
-      fprintf (stderr, "ring-cost: clone: %s\n", strerror (-pid));
+      fprintf (stderr, "ring-cost: clone: %s\n", strerror (-res));
       exit (1);
     }
-  return pid;
+  return res;
+}
+
+/* CLONE, then EXEC of "SELF -c"; return the pid.  */
+static pid_t
+spawn (struct ring *r)
+{
+  chain_write (r, self);
+  return checked_pid (ring_run (r, 2));
+}
+
+static void
+reap_status (pid_t pid, int expected)
+{
+  int status;
+  if (waitpid (pid, &status, 0) != pid || status != expected)
+    {
+      fprintf (stderr, "ring-cost: child %d: status %#x\n", pid, status);
+      exit (1);
+    }
 }
 
 static void
 reap (pid_t pid)
 {
-  int status;
-  if (waitpid (pid, &status, 0) != pid || status != 0)
-    {
-      fprintf (stderr, "ring-cost: child %d: status %#x\n", pid, status);
-      exit (1);
-    }
+  reap_status (pid, 0);
 }
 
 static int
@@ -235,21 +274,101 @@ iterate (enum way way, struct ring *cached)
     }
 }
 
+/* --phases: where the time of a spawn+wait goes, for the chain and for
+   vfork, with an exec that succeeds and one that fails (ENOENT: the
+   process is created and dies without an exec).  Stamps: T[0] before,
+   T[1] when the spawning call returns (the chain: after the submission,
+   in which the clone ran inline; vfork: when the child has exec'd or
+   exited), T[2] when the chain's CQEs are in (vfork: = T[1]), T[3] after
+   waitpid.  */
+enum mech { M_CHAIN, M_CHAIN_FAIL, M_VFORK, M_VFORK_FAIL, NMECHS };
+static const char *const mech_name[NMECHS] =
+  {
+    "CLONE+EXEC chain", "CLONE+EXEC chain, exec fails",
+    "vfork+execve", "vfork+execve, exec fails"
+  };
+
+static void
+phases_once (enum mech m, struct ring *r, uint64_t t[4])
+{
+  const char *path = (m == M_CHAIN || m == M_VFORK) ? self : "/nonexistent";
+  int status = (m == M_CHAIN || m == M_VFORK) ? 0 : 127 << 8;
+  pid_t pid;
+  t[0] = now_ns ();
+  if (m == M_CHAIN || m == M_CHAIN_FAIL)
+    {
+      chain_write (r, path);
+      ring_submit (r, 2, false);
+      t[1] = now_ns ();
+      pid = checked_pid (ring_reap (r, 2));
+      t[2] = now_ns ();
+    }
+  else
+    {
+      pid = vfork ();
+      if (pid == 0)
+	{
+	  execve (path, child_argv, child_envp);
+	  _exit (127);
+	}
+      t[1] = t[2] = now_ns ();
+    }
+  reap_status (pid, status);
+  t[3] = now_ns ();
+}
+
+static void
+phases (int n, struct ring *r)
+{
+  uint64_t *d[3];
+  for (int k = 0; k < 3; k++)
+    d[k] = calloc (n, sizeof (uint64_t));
+  printf ("%-30s %12s %12s %12s  (medians, us)\n", "phases", "call",
+	  "until CQEs", "waitpid");
+  for (int m = 0; m < NMECHS; m++)
+    {
+      uint64_t t[4];
+      for (int i = 0; i < n / 10; i++)
+	phases_once (m, r, t);
+      for (int i = 0; i < n; i++)
+	{
+	  phases_once (m, r, t);
+	  for (int k = 0; k < 3; k++)
+	    d[k][i] = t[k + 1] - t[k];
+	}
+      printf ("%-30s", mech_name[m]);
+      for (int k = 0; k < 3; k++)
+	{
+	  qsort (d[k], n, sizeof (uint64_t), cmp_u64);
+	  printf (" %12.1f", d[k][n / 2] / 1e3);
+	}
+      printf ("\n");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc > 1 && strcmp (argv[1], "-c") == 0)
     return 0;
   self = argv[0];
-  int n = argc > 1 ? atoi (argv[1]) : 2000;
+  child_argv[0] = self;
+  child_argv[1] = (char *) "-c";
+  bool by_phase = argc > 1 && strcmp (argv[1], "--phases") == 0;
+  int n = argc > 1 + by_phase ? atoi (argv[1 + by_phase]) : 2000;
   if (n < 10)
     {
-      fprintf (stderr, "usage: ring-cost [ITERATIONS >= 10]\n");
+      fprintf (stderr, "usage: ring-cost [--phases] [ITERATIONS >= 10]\n");
       return 2;
     }
   uint64_t *t = calloc (n, sizeof (*t));
   struct ring cached;
   ring_open (&cached);
+  if (by_phase)
+    {
+      phases (n, &cached);
+      return 0;
+    }
   printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC\n", n);
   for (int way = 0; way < NWAYS; way++)
     {
