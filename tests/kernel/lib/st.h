@@ -10,6 +10,8 @@
 #include "../../../sysdeps-overlay/unix/sysv/linux/io_uring_spawn.h"
 
 #include <fcntl.h>
+#include <stdbool.h>
+#include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -130,6 +132,18 @@ st_run (struct io_uring *ring, int n)
   return got;
 }
 
+/* The environment of the programs the tests exec.  */
+static char *st_envp[] = { NULL };
+
+/* Queue an EXEC of "/bin/sh -c SCRIPT" with USER_DATA.  */
+static inline struct io_uring_sqe *
+st_sh (const char *script, unsigned long long user_data)
+{
+  static char *argv[4] = { "sh", "-c", NULL, NULL };
+  argv[2] = (char *) script;
+  return st_exec (&st_ring, "/bin/sh", argv, st_envp, user_data);
+}
+
 /* Wait for PID (at most 20 s); return its status or -1.  */
 static inline int
 st_wait (pid_t pid)
@@ -145,6 +159,27 @@ st_wait (pid_t pid)
       usleep (10000);
     }
   return -1;
+}
+
+/* Run the queued chain of N SQEs (the CLONE's user_data 0); return the
+   child's exit status, or -1 if there is no child.  */
+static inline int
+st_finish (int n)
+{
+  if (st_run (&st_ring, n) != n)
+    kt_fail ("chain", "missing CQEs");
+  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
+}
+
+/* Make a FIFO at PATH, anew; false, with a FAIL, if it cannot be.  */
+static inline bool
+st_mkfifo (const char *path)
+{
+  unlink (path);
+  if (mkfifo (path, 0600) == 0)
+    return true;
+  kt_fail ("mkfifo", "%s: %m", path);
+  return false;
 }
 
 /* Check that the calling process has no child left (nothing was

@@ -4,7 +4,6 @@
    lands inside the chain); even ones race the kill with the exec.  */
 
 #include "st.h"
-#include <sys/stat.h>
 
 int
 main (int argc, char **argv)
@@ -12,14 +11,9 @@ main (int argc, char **argv)
   int n = argc > 1 ? atoi (argv[1]) : 1000;
   st_init (0);
   char fifo[] = "/tmp/st-kill-fifo";
-  unlink (fifo);
-  if (mkfifo (fifo, 0600) != 0)
-    {
-      kt_fail ("mkfifo", "%m");
-      return kt_exit ();
-    }
+  if (!st_mkfifo (fifo))
+    return kt_exit ();
   static char *argv_true[] = { "true", NULL };
-  static char *envp[] = { NULL };
   struct clone_args ca = { .exit_signal = SIGCHLD };
   int bad_reap = 0, bad_cqe = 0, killed = 0, ran = 0;
 
@@ -36,7 +30,7 @@ main (int argc, char **argv)
 	  sqe->off = 5;
 	  sqe->flags = IOSQE_IO_LINK;
 	}
-      st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
+      st_exec (&st_ring, "/bin/true", argv_true, st_envp, 2);
       /* Submit, wait for the clone's CQE only, then kill.  */
       for (int j = 0; j < ST_MAX; j++)
 	st_res[j] = INT32_MIN;

@@ -3,21 +3,15 @@
    times; half of the children are then killed instead of released.  */
 
 #include "st.h"
-#include <sys/stat.h>
 
 int
 main (int argc, char **argv)
 {
   int n = argc > 1 ? atoi (argv[1]) : 100;
   char fifo[] = "/tmp/st-ringclose-fifo";
-  unlink (fifo);
-  if (mkfifo (fifo, 0600) != 0)
-    {
-      kt_fail ("mkfifo", "%m");
-      return kt_exit ();
-    }
+  if (!st_mkfifo (fifo))
+    return kt_exit ();
   static char *argv_true[] = { "true", NULL };
-  static char *envp[] = { NULL };
   struct clone_args ca = { .exit_signal = SIGCHLD };
   int bad = 0;
 
@@ -36,7 +30,7 @@ main (int argc, char **argv)
       ST_SPAWN_FLAGS (sqe) = O_RDONLY;
       sqe->off = 5;
       sqe->flags = IOSQE_IO_LINK;
-      st_exec (&ring, "/bin/true", argv_true, envp, 2);
+      st_exec (&ring, "/bin/true", argv_true, st_envp, 2);
       io_uring_submit (&ring);
       struct io_uring_cqe *cqe;
       pid_t pid = 0;

@@ -5,26 +5,7 @@
 
 #include "st.h"
 
-static char *envp[] = { NULL };
 static struct clone_args ca = { .exit_signal = SIGCHLD };
-
-/* Run the queued chain of N SQEs (CLONE at 0); return the child's exit
-   status or -1.  */
-static int
-finish (int n)
-{
-  if (st_run (&st_ring, n) != n)
-    kt_fail ("chain", "missing CQEs");
-  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
-}
-
-static struct io_uring_sqe *
-sh (const char *script, unsigned long long ud)
-{
-  static char *argv[4] = { "sh", "-c", NULL, NULL };
-  argv[2] = (char *) script;
-  return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
-}
 
 int
 main (void)
@@ -54,8 +35,8 @@ main (void)
   sqe->len = 0640;
   sqe->off = 7;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("echo opened >&7", 2);
-  status = finish (3);
+  st_sh ("echo opened >&7", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("open: res is the target fd", st_res[1], 7);
   KT_EXPECT_EQ ("open: exec", st_res[2], 0);
   ST_EXPECT_STATUS ("open: child", status, 0);
@@ -80,8 +61,8 @@ main (void)
   ST_SPAWN_FLAGS (sqe) = O_RDONLY;
   sqe->off = 8;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("read x <&8 && test \"$x\" = opened", 2);
-  status = finish (3);
+  st_sh ("read x <&8 && test \"$x\" = opened", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("open high fd: res", st_res[1], 8);
   ST_EXPECT_STATUS ("open high fd: child read it", status, 0);
   KT_EXPECT_EQ ("open high fd: not in the parent", fcntl (8, F_GETFD), -1);
@@ -107,8 +88,8 @@ main (void)
       ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
       sqe->off = target;
       sqe->flags = IOSQE_IO_LINK;
-      sh (script, 2);
-      status = finish (3);
+      st_sh (script, 2);
+      status = st_finish (3);
       KT_EXPECT_EQ (ce[i].name, st_res[1], target);
       ST_EXPECT_STATUS (ce[i].name, status, ce[i].status);
     }
@@ -120,8 +101,8 @@ main (void)
   sqe->addr = (uintptr_t) "/nonexistent/file";
   sqe->off = 5;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("open ENOENT", st_res[1], -ENOENT);
   KT_EXPECT_EQ ("open ENOENT: exec cancelled", st_res[2], -ECANCELED);
   ST_EXPECT_STATUS ("open ENOENT: child exits 127", status, 127);
@@ -132,8 +113,8 @@ main (void)
   sqe->addr = (uintptr_t) "relative";
   sqe->off = 5;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("open bad dirfd", st_res[1], -EBADF);
   ST_EXPECT_STATUS ("open bad dirfd: child exits 127", status, 127);
 
@@ -143,16 +124,16 @@ main (void)
   sqe->addr = (uintptr_t) 8;
   sqe->off = 5;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("open EFAULT", st_res[1], -EFAULT);
   ST_EXPECT_STATUS ("open EFAULT: child exits 127", status, 127);
 
   /* DUP2 onto stdout; the child's output reaches the pipe.  */
   st_clone (&st_ring, &ca, 0);
   r = st_capture (&st_ring, 1, &w);
-  sh ("echo via-dup2", 2);
-  status = finish (3);
+  st_sh ("echo via-dup2", 2);
+  status = st_finish (3);
   close (w);
   KT_EXPECT_EQ ("dup2: res is newfd", st_res[1], 1);
   st_read_all (r, out, sizeof out);
@@ -166,8 +147,8 @@ main (void)
   snprintf (script, sizeof script, "echo kept >&%d", p[1]);
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, p[1], p[1], 1)->flags = IOSQE_IO_LINK;
-  sh (script, 2);
-  status = finish (3);
+  st_sh (script, 2);
+  status = st_finish (3);
   close (p[1]);
   KT_EXPECT_EQ ("dup2 same fd: res", st_res[1], p[1]);
   st_read_all (p[0], out, sizeof out);
@@ -179,8 +160,8 @@ main (void)
     kt_fail ("pipe2", "%m");
   snprintf (script, sizeof script, "echo kept >&%d", p[1]);
   st_clone (&st_ring, &ca, 0);
-  sh (script, 1);
-  status = finish (2);
+  st_sh (script, 1);
+  status = st_finish (2);
   close (p[1]);
   st_read_all (p[0], out, sizeof out);
   ST_EXPECT_STR ("no dup2: O_CLOEXEC fd closed", out, "");
@@ -188,14 +169,14 @@ main (void)
   /* DUP2 errors.  */
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, 555, 3, 1)->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("dup2 bad oldfd", st_res[1], -EBADF);
   ST_EXPECT_STATUS ("dup2 bad oldfd: child exits 127", status, 127);
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, 0, 1 << 30, 1)->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("dup2 newfd past the limit", st_res[1], -EBADF);
   ST_EXPECT_STATUS ("dup2 newfd past the limit: child exits 127", status, 127);
 
@@ -206,8 +187,8 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_CLOSE, 1);
   sqe->fd = fd;
   sqe->flags = IOSQE_IO_LINK;
-  sh (script, 2);
-  status = finish (3);
+  st_sh (script, 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("close: res", st_res[1], 0);
   ST_EXPECT_STATUS ("close: closed in the child", status, 0);
   KT_EXPECT_EQ ("close: still open in the parent", fcntl (fd, F_GETFD) >= 0, 1);
@@ -216,8 +197,8 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_CLOSE, 1);
   sqe->fd = 444;
   sqe->flags = IOSQE_IO_HARDLINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("close EBADF", st_res[1], -EBADF);
   ST_EXPECT_STATUS ("close EBADF hard-linked: chain goes on", status, 0);
 
@@ -229,8 +210,8 @@ main (void)
   sqe->fd = 5;
   sqe->off = ~0U;
   sqe->flags = IOSQE_IO_LINK;
-  sh (script, 2);
-  status = finish (3);
+  st_sh (script, 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("close_range: res", st_res[1], 0);
   ST_EXPECT_STATUS ("close_range: fds closed", status, 0);
   KT_EXPECT_EQ ("close_range: parent keeps fd 7", fcntl (7, F_GETFD) >= 0, 1);
@@ -241,8 +222,8 @@ main (void)
   sqe->off = ~0U;
   ST_SPAWN_FLAGS (sqe) = 4; /* CLOSE_RANGE_CLOEXEC */
   sqe->flags = IOSQE_IO_LINK;
-  sh (script, 2);
-  status = finish (3);
+  st_sh (script, 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("close_range cloexec: res", st_res[1], 0);
   ST_EXPECT_STATUS ("close_range cloexec: fds closed at exec", status, 0);
   /* Errors: first > last, unknown flag (at prep: the clone is cancelled).  */
@@ -251,8 +232,8 @@ main (void)
   sqe->fd = 10;
   sqe->off = 5;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("close_range first > last", st_res[1], -EINVAL);
   ST_EXPECT_STATUS ("close_range first > last: child exits 127", status, 127);
   st_clone (&st_ring, &ca, 0);
@@ -261,7 +242,7 @@ main (void)
   sqe->off = 20;
   ST_SPAWN_FLAGS (sqe) = 1U << 10;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
+  st_sh ("exit 0", 2);
   st_run (&st_ring, 3);
   KT_EXPECT_EQ ("close_range bad flag", st_res[1], -EINVAL);
   KT_EXPECT_EQ ("close_range bad flag: clone cancelled", st_res[0], -ECANCELED);
@@ -271,7 +252,7 @@ main (void)
   sqe = st_dup2 (&st_ring, 0, 4, 1);
   sqe->addr = 1;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
+  st_sh ("exit 0", 2);
   st_run (&st_ring, 3);
   KT_EXPECT_EQ ("dup2 with addr set", st_res[1], -EINVAL);
   KT_EXPECT_EQ ("dup2 with addr set: clone cancelled", st_res[0], -ECANCELED);

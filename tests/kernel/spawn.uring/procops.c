@@ -3,24 +3,7 @@
 
 #include "st.h"
 
-static char *envp[] = { NULL };
 static struct clone_args ca = { .exit_signal = SIGCHLD };
-
-static int
-finish (int n)
-{
-  if (st_run (&st_ring, n) != n)
-    kt_fail ("chain", "missing CQEs");
-  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
-}
-
-static struct io_uring_sqe *
-sh (const char *script, unsigned long long ud)
-{
-  static char *argv[4] = { "sh", "-c", NULL, NULL };
-  argv[2] = (char *) script;
-  return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
-}
 
 int
 main (void)
@@ -44,8 +27,8 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CHDIR, 2);
   sqe->addr = (uintptr_t) dir;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("pwd", 3);
-  status = finish (4);
+  st_sh ("pwd", 3);
+  status = st_finish (4);
   close (w);
   KT_EXPECT_EQ ("chdir: res", st_res[2], 0);
   st_read_all (r, out, sizeof out);
@@ -69,8 +52,8 @@ main (void)
       sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CHDIR, 1);
       sqe->addr = (uintptr_t) (cd[i].path ? cd[i].path : file);
       sqe->flags = IOSQE_IO_LINK;
-      sh ("exit 0", 2);
-      status = finish (3);
+      st_sh ("exit 0", 2);
+      status = st_finish (3);
       KT_EXPECT_EQ (cd[i].name, st_res[1], -cd[i].err);
       snprintf (name, sizeof name, "%s: child exits 127", cd[i].name);
       ST_EXPECT_STATUS (name, status, 127);
@@ -83,8 +66,8 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_FCHDIR, 2);
   sqe->fd = dfd;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("pwd", 3);
-  status = finish (4);
+  st_sh ("pwd", 3);
+  status = st_finish (4);
   close (w);
   KT_EXPECT_EQ ("fchdir: res", st_res[2], 0);
   st_read_all (r, out, sizeof out);
@@ -99,8 +82,8 @@ main (void)
       sqe = st_sqe (&st_ring, IORING_OP_SPAWN_FCHDIR, 1);
       sqe->fd = fcd[i].fd < 0 ? ffd : fcd[i].fd;
       sqe->flags = IOSQE_IO_LINK;
-      sh ("exit 0", 2);
-      status = finish (3);
+      st_sh ("exit 0", 2);
+      status = st_finish (3);
       KT_EXPECT_EQ (fcd[i].name, st_res[1], -fcd[i].err);
     }
 
@@ -112,7 +95,7 @@ main (void)
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
   st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x; exit 0", 3);
+  st_sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid = st_res[0];
   KT_EXPECT_EQ ("setsid: res is the pid", st_res[2], pid);
@@ -130,7 +113,7 @@ main (void)
   st_clone (&st_ring, &ca, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
   st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x; exit 0", 3);
+  st_sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid = st_res[0];
   KT_EXPECT_EQ ("setpgid 0: res", st_res[2], 0);
@@ -143,7 +126,7 @@ main (void)
   sqe->off = group;
   sqe->flags = IOSQE_IO_LINK;
   st_dup2 (&st_ring, hold[0], 0, 2)->flags = IOSQE_IO_LINK;
-  sh ("read x; exit 0", 3);
+  st_sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid2 = st_res[0];
   KT_EXPECT_EQ ("setpgid group: res", st_res[1], 0);
@@ -159,15 +142,15 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 1);
   sqe->off = 0x3ffffff0;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("setpgid nonexistent group", st_res[1], -EPERM);
   ST_EXPECT_STATUS ("setpgid error: child exits 127", status, 127);
   st_clone (&st_ring, &ca, 0);
   st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 1)->flags = IOSQE_IO_LINK;
   st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 2)->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 3);
-  status = finish (4);
+  st_sh ("exit 0", 3);
+  status = st_finish (4);
   KT_EXPECT_EQ ("setsid of a group leader", st_res[2], -EPERM);
   ST_EXPECT_STATUS ("setsid error: child exits 127", status, 127);
 

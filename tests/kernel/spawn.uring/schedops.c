@@ -6,16 +6,7 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 
-static char *envp[] = { NULL };
 static struct clone_args ca = { .exit_signal = SIGCHLD };
-
-static struct io_uring_sqe *
-sh (const char *script, unsigned long long ud)
-{
-  static char *argv[4] = { "sh", "-c", NULL, NULL };
-  argv[2] = (char *) script;
-  return st_exec (&st_ring, "/bin/sh", argv, envp, ud);
-}
 
 /* Exec sed printing the effective uid and gid (a shell would drop
    privileges itself when euid != uid).  */
@@ -26,15 +17,7 @@ ids (unsigned long long ud)
     "/^Uid:/{s/^Uid:\\t[0-9]*\\t\\([0-9]*\\).*/\\1/;h};"
     "/^Gid:/{s/^Gid:\\t[0-9]*\\t\\([0-9]*\\).*/\\1/;H;x;s/\\n/ /p}",
     "/proc/self/status", NULL };
-  st_exec (&st_ring, "/bin/sed", argv, envp, ud);
-}
-
-static int
-finish (int n)
-{
-  if (st_run (&st_ring, n) != n)
-    kt_fail ("chain", "missing CQEs");
-  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
+  st_exec (&st_ring, "/bin/sed", argv, st_envp, ud);
 }
 
 int
@@ -55,7 +38,7 @@ main (void)
   sqe->len = SCHED_FIFO;
   ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("read x; exit 0", 3);
+  st_sh ("read x; exit 0", 3);
   st_run (&st_ring, 4);
   pid_t pid = st_res[0];
   KT_EXPECT_EQ ("setscheduler: res", st_res[2], 0);
@@ -81,7 +64,7 @@ main (void)
       sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
       sqe->addr = (uintptr_t) &sp;
       sqe->flags = IOSQE_IO_LINK;
-      sh ("read x; exit 0", 3);
+      st_sh ("read x; exit 0", 3);
       st_run (&st_ring, 4);
       pid = st_res[0];
       KT_EXPECT_EQ ("setparam: res", st_res[2], 0);
@@ -113,8 +96,8 @@ main (void)
       sqe->len = bad[i].policy;
       ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
       sqe->flags = IOSQE_IO_LINK;
-      sh ("exit 0", 2);
-      status = finish (3);
+      st_sh ("exit 0", 2);
+      status = st_finish (3);
       KT_EXPECT_EQ (bad[i].name, st_res[1], -bad[i].err);
       ST_EXPECT_STATUS (bad[i].name, status, 127);
     }
@@ -122,15 +105,15 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
   sqe->addr = 8;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("sched EFAULT", st_res[1], -EFAULT);
   st_clone (&st_ring, &ca, 0);
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
   sqe->addr = (uintptr_t) &sp;
   sqe->len = SCHED_FIFO;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
+  st_sh ("exit 0", 2);
   st_run (&st_ring, 3);
   KT_EXPECT_EQ ("setparam with a policy", st_res[1], -EINVAL);
   KT_EXPECT_EQ ("setparam with a policy: clone cancelled", st_res[0], -ECANCELED);
@@ -188,7 +171,7 @@ main (void)
       sqe->fd = 0;
       sqe->flags = IOSQE_IO_LINK;
       st_dup2 (&st_ring, hold[0], 5, 4)->flags = IOSQE_IO_LINK;
-      sh ("read x <&5; exit 0", 5);
+      st_sh ("read x <&5; exit 0", 5);
       st_run (&st_ring, 6);
       pid = st_res[0];
       KT_EXPECT_EQ ("tcsetpgrp: setsid", st_res[1], pid);
@@ -207,8 +190,8 @@ main (void)
       sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
       sqe->fd = sfd;
       sqe->flags = IOSQE_IO_LINK;
-      sh ("exit 0", 2);
-      status = finish (3);
+      st_sh ("exit 0", 2);
+      status = st_finish (3);
       KT_EXPECT_EQ ("tcsetpgrp: not the controlling tty", st_res[1], -ENOTTY);
       close (sfd);
       close (master);
@@ -222,16 +205,16 @@ main (void)
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
   sqe->fd = p[0];
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("tcsetpgrp: not a tty", st_res[1], -ENOTTY);
   ST_EXPECT_STATUS ("tcsetpgrp: not a tty: child exits 127", status, 127);
   st_clone (&st_ring, &ca, 0);
   sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
   sqe->fd = 444;
   sqe->flags = IOSQE_IO_LINK;
-  sh ("exit 0", 2);
-  status = finish (3);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
   KT_EXPECT_EQ ("tcsetpgrp: bad fd", st_res[1], -EBADF);
 
   st_no_children ("no child left");
