@@ -253,7 +253,7 @@ _kernel_make_timed ()
   local tfile=$1; shift
   mkdir -p "$CACHE"
   (
-    if ! flock -n 9; then
+    if [ -z "${URING_SPAWN_LOCKED:-}" ] && ! flock -n 9; then
       echo "(waiting for the build lock $BUILD_LOCK)"
       flock 9
     fi
