@@ -11,7 +11,8 @@ GLIBC_MAKEFLAGS=(MAKEINFO=:)
 # Spawn and exec users outside posix/, run with "make test t=...".
 GLIBC_EXTRA_TESTS=(stdlib/tst-system stdio-common/tst-popen
 		   stdio-common/tst-popen2 libio/tst-popen1)
-# The commit that patches/0001 is made of; fixed so the patch is stable.
+# The patch series, both mails in one mbox (git am applies them in turn);
+# fixed identity and date so that it is stable.
 PATCH_NAME=0001-posix_spawn-io_uring.patch
 PATCH_IDENT="uring-spawn developers <dev@uring-spawn.invalid>"
 PATCH_DATE="2026-11-30T00:00:00+00:00"
@@ -45,15 +46,25 @@ glibc_extract ()
   mv "$dir.tmp" "$dir"
 }
 
-# Make $GDIR/desired hold every file our patch changes, as it must be:
-# sysdeps-overlay/X is sysdeps/X, tests/tst-*.c are posix/ tests, and
-# patches/glibc-hunks/*.diff are small edits of glibc's own files (the
-# Makefile lines that register the tests).
+# Make $GDIR/desired hold every file our patches change, as it must be:
+# sysdeps-overlay/X is sysdeps/X, tests/tst-*.c are Linux tests
+# (sysdeps/unix/sysv/linux/), and patches/glibc-hunks/*.diff are small
+# edits of glibc's own files (the Makefile lines that register them).
 glibc_desired ()
 {
   local d=$GDIR/desired f rel hunk
   rm -rf "$d"
   mkdir -p "$d"
+  # Patch 1 of the series, as diffs of glibc's files; the overlay below
+  # holds the final version of those it also replaces.
+  for hunk in patches/glibc-series/0001-*.diff; do
+    for rel in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$hunk"); do
+      mkdir -p "$d/$(dirname "$rel")"
+      [ -f "$PRISTINE/$rel" ] && cp "$PRISTINE/$rel" "$d/$rel"
+    done
+    patch -s -p1 -d "$d" --no-backup-if-mismatch < "$hunk" \
+      || die "$hunk does not apply to glibc 2.36"
+  done
   (cd sysdeps-overlay && find . -type f) | sort | while read -r f; do
     rel=sysdeps/${f#./}
     mkdir -p "$d/$(dirname "$rel")"
@@ -61,13 +72,13 @@ glibc_desired ()
   done
   for f in tests/tst-*.c; do
     [ -f "$f" ] || continue
-    mkdir -p "$d/posix"
-    cp "$f" "$d/posix/"
+    mkdir -p "$d/sysdeps/unix/sysv/linux"
+    cp "$f" "$d/sysdeps/unix/sysv/linux/"
   done
   for hunk in patches/glibc-hunks/*.diff; do
     [ -f "$hunk" ] || continue
     for rel in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$hunk"); do
-      [ -e "$d/$rel" ] && die "$hunk edits $rel, which the overlay replaces"
+      [ -e "$d/$rel" ] && die "$hunk edits $rel, which the overlay or patch 1 changes"
       mkdir -p "$d/$(dirname "$rel")"
       cp "$PRISTINE/$rel" "$d/$rel"
     done
@@ -86,6 +97,12 @@ glibc_sync ()
   glibc_desired
   while read -r f; do
     if ! cmp -s "$GDIR/desired/$f" "$GSRC/$f"; then
+      # A header that is new here may shadow one of the same name in
+      # another sysdeps directory, which the objects built so far
+      # depend on: touch those, so that make rebuilds them.
+      if [ ! -e "$GSRC/$f" ] && [ "${f%.h}" != "$f" ]; then
+	find "$GSRC" -name "$(basename "$f")" -exec touch {} +
+      fi
       mkdir -p "$GSRC/$(dirname "$f")"
       cp "$GDIR/desired/$f" "$GSRC/$f"
       say "updated glibc/$f"
@@ -170,9 +187,10 @@ glibc_stock_build ()
   touch "$stamp"
 }
 
-# Write the patch for the current overlay to the file $1: a git
-# format-patch mail made in a throw-away repository holding glibc's
-# versions of the files, then ours.
+# Write the patch series for the current overlay to the file $1: the
+# git format-patch mails, made in a throw-away repository holding glibc's
+# versions of the files, then patch 1 (the clone path, glibc's spawni.c
+# with patches/glibc-series/0001-*.diff), then ours (patch 2).
 glibc_patch_make ()
 {
   local out=$1 tmp f
@@ -195,10 +213,16 @@ glibc_patch_make ()
     done < "$GDIR/desired.list"
     git add -A
     git commit -q --allow-empty -m "glibc 2.36 (Debian glibc-source)"
+    for f in "$TOP"/patches/glibc-series/0001-*.diff; do
+      patch -s -p1 --no-backup-if-mismatch < "$f" \
+	|| die "$f does not apply to glibc 2.36"
+    done
+    git add -A
+    git commit -q -F "$TOP/patches/glibc-series/0001.msg"
     cp -r "$GDIR/desired/." .
     git add -A
-    git commit -q -F "$TOP/patches/0001-posix_spawn-io_uring.msg"
-    git format-patch -q -1 --stdout --no-signature --stat=72 HEAD
+    git commit -q -F "$TOP/patches/glibc-series/0002.msg"
+    git format-patch -q -2 --stdout --no-signature --stat=72 HEAD
   ) > "$out"
   rm -rf "$tmp"
 }
@@ -206,23 +230,49 @@ glibc_patch_make ()
 glibc_patch_write ()
 {
   glibc_patch_make "patches/$PATCH_NAME"
-  say "wrote patches/$PATCH_NAME ($(grep -c '^diff --git' "patches/$PATCH_NAME") files)"
+  say "wrote patches/$PATCH_NAME ($(grep -c '^Subject: ' "patches/$PATCH_NAME") patches, $(grep -c '^diff --git' "patches/$PATCH_NAME") diffs)"
 }
 
+# The committed series matches the overlay, and git am applies its two
+# patches in turn to Debian's glibc 2.36 (to copies of the files they
+# touch).
 glibc_patch_check ()
 {
-  local tmp
+  local tmp dir f
   tmp=$(mktemp)
   glibc_patch_make "$tmp"
   if ! cmp -s "$tmp" "patches/$PATCH_NAME"; then
     diff -u "patches/$PATCH_NAME" "$tmp" | head -n 40 >&2 || true
     rm -f "$tmp"
-    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/ and patches/glibc-hunks/; run ./build.sh patch and commit the result"
+    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/ and patches/glibc-*/; run ./build.sh patch and commit the result"
   fi
   rm -f "$tmp"
-  patch -s -p1 --dry-run -d "$PRISTINE" < "patches/$PATCH_NAME" \
-    || die "patches/$PATCH_NAME does not apply to Debian's glibc 2.36"
-  say "patches/$PATCH_NAME is in sync with the overlay and applies to glibc 2.36"
+  dir=$(mktemp -d)
+  (
+    cd "$dir" && git init -q && git config user.name check \
+      && git config user.email check@invalid \
+      && sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$TOP/patches/$PATCH_NAME" | sort -u \
+      | while read -r f; do
+	  if [ -f "$PRISTINE/$f" ]; then
+	    mkdir -p "$(dirname "$f")" && cp "$PRISTINE/$f" "$f"
+	  fi
+	done \
+      && git add -A && git commit -q -m base \
+      && git am -q "$TOP/patches/$PATCH_NAME"
+  ) || { rm -rf "$dir"; die "git am patches/$PATCH_NAME fails on Debian's glibc 2.36"; }
+  # And with patch -p1, as quilt applies it: on copies of the same files
+  # (a dry run cannot see the first mail's changes under the second's).
+  rm -rf "$dir" && mkdir -p "$dir"
+  sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "patches/$PATCH_NAME" | sort -u \
+    | while read -r f; do
+	if [ -f "$PRISTINE/$f" ]; then
+	  mkdir -p "$dir/$(dirname "$f")" && cp "$PRISTINE/$f" "$dir/$f"
+	fi
+      done
+  patch -s -p1 -d "$dir" < "patches/$PATCH_NAME" \
+    || { rm -rf "$dir"; die "patches/$PATCH_NAME does not apply to Debian's glibc 2.36 with patch -p1"; }
+  rm -rf "$dir"
+  say "patches/$PATCH_NAME is in sync with the overlay and its 2 patches apply in turn to glibc 2.36 (git am, patch -p1)"
 }
 
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/

@@ -63,9 +63,16 @@ step ()
   run_step "$@" || die "$2 failed; full log: $1"
 }
 
-# locked CMD...: run CMD holding the build lock.
+# locked CMD...: run CMD holding the build lock.  A caller that holds it
+# already around a whole run (flock $BUILD_LOCK env URING_SPAWN_LOCKED=1
+# ./build.sh ..., so that a build and a VM never run at once) sets
+# URING_SPAWN_LOCKED, and it is not taken again.
 locked ()
 {
+  if [ -n "${URING_SPAWN_LOCKED:-}" ]; then
+    "$@"
+    return
+  fi
   mkdir -p "$CACHE"
   if ! flock -n "$BUILD_LOCK" true; then
     echo "waiting for the build lock $BUILD_LOCK (another build is running)"
