@@ -1,16 +1,25 @@
 /* tests/kernel/lib/st.h -- helpers for the spawn-chain kernel tests:
-   ring set-up, SQE builders for the spawn operations and a way to run a
-   chain and collect its CQEs by index.  Include instead of kt.h.  */
+   ring set-up, SQE builders for the spawn operations, a way to run a
+   chain and collect its CQEs by index, and the checks every test needs
+   (the child's fate, its state in /proc, no child left).  Include
+   instead of kt.h.
+
+   Only the patched kernel's UAPI headers are used (<linux/io_uring.h>,
+   <linux/auxvec.h> from build/kernel{,-debug}/usr/include): glibc's private copy
+   sysdeps-overlay/.../io_uring_spawn.h is checked against them by
+   spawn.abi, not used here.  */
 
 #ifndef ST_H
 #define ST_H
 
 #include "kt.h"
 #include <liburing.h>
-#include "../../../sysdeps-overlay/unix/sysv/linux/io_uring_spawn.h"
+#include <linux/auxvec.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,29 +37,46 @@
 # define CLONE_ARGS_SIZE_VER2 88
 #endif
 
-#define ST_MAX 32
+#define ST_MAX 64
 
-/* The op-flags union member: spawn_flags in new headers, rw_flags is the
-   same storage everywhere.  */
-#define ST_SPAWN_FLAGS(sqe) ((sqe)->rw_flags)
+/* Bit of signal SIG in the __u64 sets of struct io_uring_spawn_sigs.  */
+#define ST_SIGBIT(sig) (1ULL << ((sig) - 1))
+
+/* The op-flags union member of the spawn operations.  */
+#define ST_SPAWN_FLAGS(sqe) ((sqe)->spawn_flags)
 
 static struct io_uring st_ring;
 static unsigned int st_features;
 
-/* Set up the ring used by the st_* helpers; fail the test if impossible.  */
+/* Whether the kernel runs spawn chains for this process: the auxiliary
+   vector's AT_IO_URING_SPAWN carries IORING_SPAWN_MAGIC.  */
+static inline bool
+st_spawn_present (void)
+{
+  return getauxval (AT_IO_URING_SPAWN) == IORING_SPAWN_MAGIC;
+}
+
+/* Set up RING with FLAGS (64 entries); fail the test if impossible.  */
 static inline void
-st_init (unsigned int flags)
+st_init_ring (struct io_uring *ring, unsigned int flags)
 {
   struct io_uring_params p;
   memset (&p, 0, sizeof p);
   p.flags = flags;
-  int ret = io_uring_queue_init_params (64, &st_ring, &p);
+  int ret = io_uring_queue_init_params (64, ring, &p);
   if (ret < 0)
     {
       kt_fail ("ring setup", "%s", strerror (-ret));
       kt_exit ();
     }
   st_features = p.features;
+}
+
+/* Set up the ring used by the st_* helpers.  */
+static inline void
+st_init (unsigned int flags)
+{
+  st_init_ring (&st_ring, flags);
 }
 
 static inline struct io_uring_sqe *
@@ -68,7 +94,8 @@ st_sqe (struct io_uring *ring, int op, unsigned long long user_data)
   return sqe;
 }
 
-/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS.  */
+/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS, no
+   io_uring_spawn_sigs (set sqe->off for that).  */
 static inline struct io_uring_sqe *
 st_clone (struct io_uring *ring, struct clone_args *args,
 	  unsigned long long user_data)
@@ -80,6 +107,7 @@ st_clone (struct io_uring *ring, struct clone_args *args,
   return sqe;
 }
 
+/* An unlinked EXEC (the end of a chain).  */
 static inline struct io_uring_sqe *
 st_exec (struct io_uring *ring, const char *path, char *const argv[],
 	 char *const envp[], unsigned long long user_data)
@@ -92,30 +120,50 @@ st_exec (struct io_uring *ring, const char *path, char *const argv[],
   return sqe;
 }
 
+/* A SPAWN_OPEN of PATH with FLAGS onto TARGET, linked.  */
+static inline struct io_uring_sqe *
+st_open (struct io_uring *ring, const char *path, int flags, int target,
+	 unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_OPEN, user_data);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  sqe->spawn_flags = flags;
+  sqe->off = target;
+  sqe->flags = IOSQE_IO_LINK;
+  return sqe;
+}
+
 /* Results of the last st_run, by user_data (0 .. ST_MAX-1); INT32_MIN
-   for a CQE that did not arrive.  */
+   for a CQE that did not arrive.  st_order[i] is the user_data of the
+   i-th CQE that arrived, st_nrecv their number.  */
 static int st_res[ST_MAX];
 static unsigned int st_cflags[ST_MAX];
+static unsigned long long st_order[ST_MAX];
+static int st_nrecv;
 
-/* Submit what is queued and wait for N CQEs (user_data < ST_MAX), at
-   most 20 s.  Return the number received.  */
-static inline int
-st_run (struct io_uring *ring, int n)
+static inline void
+st_reset (void)
 {
   for (int i = 0; i < ST_MAX; i++)
-    st_res[i] = INT32_MIN;
-  int ret = io_uring_submit (ring);
-  if (ret < 0)
     {
-      kt_fail ("submit", "%s", strerror (-ret));
-      return 0;
+      st_res[i] = INT32_MIN;
+      st_cflags[i] = 0;
     }
+  st_nrecv = 0;
+}
+
+/* Wait for N CQEs of RING (user_data < ST_MAX), at most SECS s each;
+   record them.  Return the number received.  */
+static inline int
+st_reap (struct io_uring *ring, int n, int secs)
+{
   int got = 0;
   while (got < n)
     {
       struct io_uring_cqe *cqe;
-      struct __kernel_timespec ts = { .tv_sec = 20 };
-      ret = io_uring_wait_cqe_timeout (ring, &cqe, &ts);
+      struct __kernel_timespec ts = { .tv_sec = secs };
+      int ret = io_uring_wait_cqe_timeout (ring, &cqe, &ts);
       if (ret < 0)
 	break;
       if (cqe->user_data < ST_MAX)
@@ -126,10 +174,26 @@ st_run (struct io_uring *ring, int n)
       else
 	kt_fail ("cqe", "unexpected user_data %llu",
 		 (unsigned long long) cqe->user_data);
+      if (st_nrecv < ST_MAX)
+	st_order[st_nrecv++] = cqe->user_data;
       io_uring_cqe_seen (ring, cqe);
       got++;
     }
   return got;
+}
+
+/* Submit what is queued and wait for N CQEs, at most 20 s each.  */
+static inline int
+st_run (struct io_uring *ring, int n)
+{
+  st_reset ();
+  int ret = io_uring_submit (ring);
+  if (ret < 0)
+    {
+      kt_fail ("submit", "%s", strerror (-ret));
+      return 0;
+    }
+  return st_reap (ring, n, 20);
 }
 
 /* The environment of the programs the tests exec.  */
@@ -161,14 +225,46 @@ st_wait (pid_t pid)
   return -1;
 }
 
-/* Run the queued chain of N SQEs (the CLONE's user_data 0); return the
-   child's exit status, or -1 if there is no child.  */
+/* What st_finish returns for a child whose chain failed by itself and
+   which is gone: IORING_CQE_F_SPAWN_GONE on the clone's CQE, and
+   nothing to reap.  */
+#define ST_GONE (-2)
+
+/* The fate of the child of the chain whose CQEs st_run just collected
+   (the CLONE's user_data 0): -1 if no child was created; ST_GONE if
+   the clone's CQE says IORING_CQE_F_SPAWN_GONE and there is indeed no
+   child to reap (at once: the CQEs come when the chain is over);
+   otherwise the child's wait status.  A GONE child that can still be
+   reaped is a FAIL.  */
+static inline int
+st_fate (void)
+{
+  pid_t pid = st_res[0];
+  if (pid <= 0)
+    return -1;
+  if (st_cflags[0] & IORING_CQE_F_SPAWN_GONE)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, WNOHANG | __WALL);
+      if (r < 0 && errno == ECHILD)
+	return ST_GONE;
+      kt_fail ("gone child", "IORING_CQE_F_SPAWN_GONE but waitpid (%d) = %d "
+	       "(status %#x)", (int) pid, (int) r, r == pid ? status : 0);
+      if (r == 0)
+	return st_wait (pid);
+      return status;
+    }
+  return st_wait (pid);
+}
+
+/* Run the queued chain of N SQEs (the CLONE's user_data 0); return its
+   fate (st_fate).  */
 static inline int
 st_finish (int n)
 {
   if (st_run (&st_ring, n) != n)
     kt_fail ("chain", "missing CQEs");
-  return st_res[0] > 0 ? st_wait (st_res[0]) : -1;
+  return st_fate ();
 }
 
 /* Make a FIFO at PATH, anew; false, with a FAIL, if it cannot be.  */
@@ -176,10 +272,27 @@ static inline bool
 st_mkfifo (const char *path)
 {
   unlink (path);
-  if (mkfifo (path, 0600) == 0)
+  if (mkfifo (path, 0666) == 0)
     return true;
   kt_fail ("mkfifo", "%s: %m", path);
   return false;
+}
+
+/* Open the FIFO at PATH for writing without blocking, trying for at
+   most 20 s (a reader has to be there); the fd or -1.  */
+static inline int
+st_fifo_writer (const char *path)
+{
+  for (int t = 0; t < 2000; t++)
+    {
+      int w = open (path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (w >= 0)
+	return w;
+      if (errno != ENXIO)
+	return -1;
+      usleep (10000);
+    }
+  return -1;
 }
 
 /* Check that the calling process has no child left (nothing was
@@ -195,13 +308,171 @@ st_no_children (const char *name)
     kt_fail (name, "waitpid (-1) = %d: there is a child", (int) r);
 }
 
+/* The state letter of PID in /proc (R, S, D, T, t, Z, X...), or 0 if
+   it has none.  */
+static inline char
+st_state (pid_t pid)
+{
+  char path[64], buf[512];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  char *p = strrchr (buf, ')');
+  return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait until PID's state is one of STATES (at most 20 s); the state
+   seen last.  */
+static inline char
+st_wait_state (pid_t pid, const char *states)
+{
+  char s = 0;
+  for (int i = 0; i < 2000; i++)
+    {
+      s = st_state (pid);
+      if (s != 0 && strchr (states, s) != NULL)
+	return s;
+      usleep (10000);
+    }
+  return s;
+}
+
+/* The value of FIELD in /proc/PID/status (text after "FIELD:\t") into
+   BUF; false if there is no such line.  */
+static inline bool
+st_status_field (pid_t pid, const char *field, char *buf, size_t size)
+{
+  char path[64], line[512];
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return false;
+  size_t len = strlen (field);
+  bool found = false;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, field, len) == 0 && line[len] == ':')
+      {
+	char *v = line + len + 1;
+	while (*v == ' ' || *v == '\t')
+	  v++;
+	size_t n = strcspn (v, "\n");
+	if (n >= size)
+	  n = size - 1;
+	memcpy (buf, v, n);
+	buf[n] = '\0';
+	found = true;
+	break;
+      }
+  fclose (f);
+  return found;
+}
+
+/* The children of PARENT (from /proc/<pid>/stat), at most MAX into
+   PIDS; their number.  Threads are not listed, processes are.  */
+static inline int
+st_children_of (pid_t parent, pid_t *pids, int max)
+{
+  DIR *d = opendir ("/proc");
+  int n = 0;
+  if (d == NULL)
+    return 0;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9')
+	continue;
+      char path[300], buf[512];
+      snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+	continue;
+      ssize_t len = read (fd, buf, sizeof buf - 1);
+      close (fd);
+      if (len <= 0)
+	continue;
+      buf[len] = '\0';
+      char *p = strrchr (buf, ')');
+      int ppid;
+      char st;
+      if (p == NULL || sscanf (p + 1, " %c %d", &st, &ppid) != 2)
+	continue;
+      if (ppid == parent && n < max)
+	pids[n++] = atoi (e->d_name);
+    }
+  closedir (d);
+  return n;
+}
+
+/* Wait (at most 20 s) until PARENT has a child in one of STATES; its
+   pid or 0.  */
+static inline pid_t
+st_find_child (pid_t parent, const char *states)
+{
+  for (int i = 0; i < 2000; i++)
+    {
+      pid_t pids[16];
+      int n = st_children_of (parent, pids, 16);
+      for (int j = 0; j < n; j++)
+	{
+	  char s = st_state (pids[j]);
+	  if (s != 0 && strchr (states, s) != NULL)
+	    return pids[j];
+	}
+      usleep (10000);
+    }
+  return 0;
+}
+
+/* The number of open fds of the calling process.  */
+static inline int
+st_count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  if (d == NULL)
+    return -1;
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  return n - 3;		/* ".", ".." and the DIR's own fd */
+}
+
 #define ST_EXPECT_STATUS(name, status, code)				\
   do {									\
     int st_s_ = (status);						\
-    if (st_s_ != -1 && WIFEXITED (st_s_) && WEXITSTATUS (st_s_) == (code)) \
+    if (st_s_ >= 0 && WIFEXITED (st_s_) && WEXITSTATUS (st_s_) == (code)) \
       kt_pass (name);							\
     else								\
       kt_fail (name, "status %#x, expected exit %d", st_s_, (code));	\
+  } while (0)
+
+/* The child's chain failed by itself and the child left nothing.  */
+#define ST_EXPECT_GONE(name, status)					\
+  do {									\
+    int st_s_ = (status);						\
+    if (st_s_ == ST_GONE)						\
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "fate %#x (clone res %d, cflags %#x), expected a "	\
+	       "child gone without a trace", st_s_, st_res[0],		\
+	       st_cflags[0]);						\
+  } while (0)
+
+/* The CQE of the CLONE (user_data 0) came last of the N.  */
+#define ST_EXPECT_CLONE_LAST(name, n)					\
+  do {									\
+    if (st_nrecv == (n) && st_order[(n) - 1] == 0)			\
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "%d CQEs, the last one %llu, expected the "	\
+	       "clone's (0) last of %d", st_nrecv,			\
+	       st_nrecv > 0 ? st_order[st_nrecv - 1] : ~0ULL, (n));	\
   } while (0)
 
 /* A DUP2 of OLDFD onto NEWFD.  */
@@ -238,6 +509,7 @@ static inline int
 st_read_all (int fd, char *buf, size_t size)
 {
   size_t len = 0;
+  buf[0] = '\0';
   for (;;)
     {
       struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -261,10 +533,285 @@ st_read_all (int fd, char *buf, size_t size)
 #define ST_EXPECT_STR(name, got, want)					\
   do {									\
     const char *st_g_ = (got), *st_w_ = (want);			\
-    if (strcmp (st_g_, st_w_) == 0)					\
+    if (st_g_ != NULL && strcmp (st_g_, st_w_) == 0)			\
       kt_pass (name);							\
     else								\
-      kt_fail (name, "got \"%s\", expected \"%s\"", st_g_, st_w_);	\
+      kt_fail (name, "got \"%s\", expected \"%s\"",			\
+	       st_g_ ? st_g_ : "(null)", st_w_);			\
   } while (0)
+
+/* A static x86-64 ELF that only calls exit (0): dynamic /bin/true costs
+   ~0.2 s per spawn under TCG, this a fraction of it.  */
+static const unsigned char st_tiny_true_elf[] = {
+  0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x3e, 0x00, 0x01, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0xd0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x38, 0x00, 0x02, 0x00, 0x40, 0x00,
+  0x03, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x40, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x51, 0xe5, 0x74, 0x64, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb8, 0x3c, 0x00, 0x00,
+  0x00, 0x31, 0xff, 0x0f, 0x05, 0xc3, 0x00, 0x2e, 0x73, 0x68, 0x73, 0x74,
+  0x72, 0x74, 0x61, 0x62, 0x00, 0x2e, 0x74, 0x65, 0x78, 0x74, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0xba, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00,
+};
+
+/* Write the tiny static "true" to PATH (mode 0755); false, with a FAIL,
+   if it cannot be.  */
+static inline bool
+st_tiny_true (const char *path)
+{
+  unlink (path);
+  FILE *f = fopen (path, "we");
+  if (f == NULL || fwrite (st_tiny_true_elf, sizeof st_tiny_true_elf, 1, f) != 1
+      || fclose (f) != 0 || chmod (path, 0755) != 0)
+    {
+      kt_fail ("write the tiny test program", "%s: %m", path);
+      return false;
+    }
+  return true;
+}
+
+/* Write STR to the file PATH (a sysctl, a cgroup or tracefs file);
+   0 or -errno.  */
+static inline int
+st_write_file (const char *path, const char *str)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = write (fd, str, strlen (str));
+  int err = n < 0 ? -errno : 0;
+  close (fd);
+  return err;
+}
+
+/* Read the file PATH into BUF (at most SIZE - 1 bytes, without the
+   trailing newline); its length or -errno.  */
+static inline int
+st_read_file (const char *path, char *buf, size_t size)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  size_t len = 0;
+  for (;;)
+    {
+      ssize_t n = read (fd, buf + len, size - 1 - len);
+      if (n < 0)
+	{
+	  int err = -errno;
+	  close (fd);
+	  return err;
+	}
+      if (n == 0 || len + n >= size - 1)
+	{
+	  len += n;
+	  break;
+	}
+      len += n;
+    }
+  close (fd);
+  buf[len] = '\0';
+  while (len > 0 && buf[len - 1] == '\n')
+    buf[--len] = '\0';
+  return len;
+}
+
+/* kmemleak (debug kernel): st_kmemleak_clear forgets what was found so
+   far; st_kmemleak_check scans (twice, past kmemleak's 5 s minimum age
+   of an object) and reports NAME as PASS if nothing new leaked, FAIL
+   with the first report otherwise, UNSUPPORTED without kmemleak.
+   debugfs is mounted if needed.  */
+#define ST_KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+static inline bool
+st_kmemleak_available (void)
+{
+  if (access (ST_KMEMLEAK, F_OK) != 0)
+    {
+      mkdir ("/sys/kernel/debug", 0755);
+      if (system ("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null") != 0)
+	{
+	}
+    }
+  return access (ST_KMEMLEAK, W_OK) == 0;
+}
+
+static inline void
+st_kmemleak_clear (void)
+{
+  if (st_kmemleak_available ())
+    st_write_file (ST_KMEMLEAK, "clear");
+}
+
+static inline void
+st_kmemleak_check (const char *name)
+{
+  if (!st_kmemleak_available ())
+    {
+      kt_unsupported (name, "no %s (not the debug kernel?)", ST_KMEMLEAK);
+      return;
+    }
+  /* Objects freed through RCU and task_work need a moment; an object
+     is reported only once unreferenced for 5 s.  */
+  sleep (1);
+  st_write_file (ST_KMEMLEAK, "scan");
+  sleep (6);
+  int err = st_write_file (ST_KMEMLEAK, "scan");
+  static char buf[8192];
+  int len = st_read_file (ST_KMEMLEAK, buf, sizeof buf);
+  if (err < 0 || len < 0)
+    kt_fail (name, "kmemleak scan: %s", strerror (-(err < 0 ? err : len)));
+  else if (len == 0)
+    kt_pass (name);
+  else
+    {
+      /* The first report, on one line.  */
+      buf[len > 1500 ? 1500 : len] = '\0';
+      for (char *p = buf; *p; p++)
+	if (*p == '\n')
+	  *p = '|';
+      kt_fail (name, "kmemleak: %s", buf);
+    }
+}
+
+/* Read one line (at most SIZE - 1 bytes, without its newline) from FD
+   within SECS seconds; its length, or -1 on timeout, EOF or error.  */
+static inline int
+st_read_line (int fd, char *buf, size_t size, int secs)
+{
+  size_t len = 0;
+  struct timespec t0;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  while (len < size - 1)
+    {
+      struct timespec now;
+      clock_gettime (CLOCK_MONOTONIC, &now);
+      int left = secs * 1000 - (int) ((now.tv_sec - t0.tv_sec) * 1000
+				      + (now.tv_nsec - t0.tv_nsec) / 1000000);
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      if (left <= 0 || poll (&pfd, 1, left) != 1)
+	break;
+      char c;
+      if (read (fd, &c, 1) != 1)
+	break;
+      if (c == '\n')
+	{
+	  buf[len] = '\0';
+	  return len;
+	}
+      buf[len++] = c;
+    }
+  buf[len] = '\0';
+  return -1;
+}
+
+/* Wait for PID with OPTIONS (WNOHANG added) for at most SECS seconds;
+   its status, or -1 if it did not change state in time.  */
+static inline int
+st_wait_for (pid_t pid, int options, int secs)
+{
+  for (int i = 0; i < secs * 100; i++)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, options | WNOHANG);
+      if (r == pid || (pid < 0 && r > 0))
+	return status;
+      if (r < 0)
+	return -1;
+      usleep (10000);
+    }
+  return -1;
+}
+
+/* Whether a kworker runs io_uring's ring exit work: its comm ends in
+   "+iou_exit" while it does ("-iou_exit" once done).  */
+static inline bool
+st_ring_exit_busy (void)
+{
+  DIR *d = opendir ("/proc");
+  bool busy = false;
+  struct dirent *e;
+  while (d != NULL && (e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9')
+	continue;
+      char path[300], comm[64];
+      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
+      if (st_read_file (path, comm, sizeof comm) > 0
+	  && strstr (comm, "+iou_exit") != NULL)
+	busy = true;
+    }
+  if (d != NULL)
+    closedir (d);
+  return busy;
+}
+
+/* Wait (at most 10 s) until no ring exit work runs; true if none does.  */
+static inline bool
+st_ring_exit_done (void)
+{
+  for (int i = 0; i < 1000; i++)
+    {
+      if (!st_ring_exit_busy ())
+	return true;
+      usleep (10000);
+    }
+  return false;
+}
+
+/* The pid a pidfd refers to (/proc/self/fdinfo), or -1.  */
+static inline pid_t
+st_pidfd_pid (int pidfd)
+{
+  char path[64], line[128];
+  snprintf (path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  FILE *f = fopen (path, "re");
+  pid_t pid = -1;
+  if (f == NULL)
+    return -1;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "Pid:", 4) == 0)
+      pid = atoi (line + 4);
+  fclose (f);
+  return pid;
+}
+
+/* tracefs, mounted if needed; NULL if there is none.  */
+static inline const char *
+st_tracefs (void)
+{
+  static const char dir[] = "/sys/kernel/tracing";
+  char path[128];
+  snprintf (path, sizeof path, "%s/trace", dir);
+  if (access (path, F_OK) != 0
+      && system ("mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null") != 0)
+    return NULL;
+  return access (path, F_OK) == 0 ? dir : NULL;
+}
 
 #endif /* ST_H */

@@ -1,6 +1,11 @@
 /* The ring is closed while a chain runs in the child (blocked in an
-   open of a FIFO): the child goes on, execs, is reaped; no crash.  N
-   times; half of the children are then killed instead of released.  */
+   open of a FIFO), N times (ABI 3): closing the ring detaches the chain
+   (its requests are cancelled), the ring's teardown does not wait for
+   the child (no io_uring exit work stays busy while the child still
+   blocks: v1's teardown waited for it), and the child goes on alone:
+   released, it execs and exits 0; killed, it dies of SIGKILL.  Half of
+   the children are released, half killed.  The child is reached
+   through its pidfd (the CQEs come when the chain is over).  */
 
 #include "st.h"
 
@@ -9,11 +14,12 @@ main (int argc, char **argv)
 {
   int n = argc > 1 ? atoi (argv[1]) : 100;
   char fifo[] = "/tmp/st-ringclose-fifo";
-  if (!st_mkfifo (fifo))
+  char prog[] = "/tmp/st-ringclose-true";
+  if (!st_mkfifo (fifo) || !st_tiny_true (prog))
     return kt_exit ();
   static char *argv_true[] = { "true", NULL };
-  struct clone_args ca = { .exit_signal = SIGCHLD };
-  int bad = 0;
+  int bad = 0, bad_cqe = 0, busy = 0;
+  int fds = st_count_fds ();
 
   for (int i = 0; i < n; i++)
     {
@@ -23,51 +29,70 @@ main (int argc, char **argv)
 	  kt_fail ("ring", "%m");
 	  break;
 	}
+      int pidfd = -1;
+      struct clone_args ca = { .flags = CLONE_PIDFD, .pidfd = (uintptr_t) &pidfd,
+			       .exit_signal = SIGCHLD };
       st_clone (&ring, &ca, 0);
-      struct io_uring_sqe *sqe = st_sqe (&ring, IORING_OP_SPAWN_OPEN, 1);
-      sqe->fd = AT_FDCWD;
-      sqe->addr = (uintptr_t) fifo;
-      ST_SPAWN_FLAGS (sqe) = O_RDONLY;
-      sqe->off = 5;
-      sqe->flags = IOSQE_IO_LINK;
-      st_exec (&ring, "/bin/true", argv_true, st_envp, 2);
+      st_open (&ring, fifo, O_RDONLY, 5, 1);
+      st_exec (&ring, prog, argv_true, st_envp, 2);
       io_uring_submit (&ring);
-      struct io_uring_cqe *cqe;
+      siginfo_t si;
+      memset (&si, 0, sizeof si);
+      /* The child, seen blocked in its open.  */
       pid_t pid = 0;
-      struct __kernel_timespec ts = { .tv_sec = 20 };
-      if (io_uring_wait_cqe_timeout (&ring, &cqe, &ts) == 0)
+      if (pidfd >= 0)
 	{
-	  if (cqe->user_data == 0)
-	    pid = cqe->res;
-	  io_uring_cqe_seen (&ring, cqe);
+	  for (int t = 0; t < 2000 && pid == 0; t++)
+	    {
+	      pid_t c[4];
+	      if (st_children_of (getpid (), c, 4) == 1 && st_state (c[0]) == 'S')
+		pid = c[0];
+	      else
+		usleep (10000);
+	    }
 	}
-      /* Close the ring while the child sits in the open.  */
-      io_uring_queue_exit (&ring);
       if (pid <= 0)
 	{
 	  bad++;
-	  kt_fail ("clone", "iteration %d: no pid", i);
+	  kt_fail ("clone", "iteration %d: no blocked child (pidfd %d)", i, pidfd);
+	  io_uring_queue_exit (&ring);
 	  continue;
+	}
+      if (io_uring_cq_ready (&ring) != 0)
+	{
+	  if (bad_cqe++ < 5)
+	    kt_fail ("cqes", "iteration %d: a CQE before the chain is over", i);
+	}
+      /* Close the ring while the child sits in the open.  */
+      io_uring_queue_exit (&ring);
+      if (!st_ring_exit_done ())
+	{
+	  if (busy++ < 5)
+	    kt_fail ("ring teardown", "iteration %d: the ring's exit work "
+		     "still runs while the child blocks (state %c)", i,
+		     st_state (pid));
+	}
+      if (st_state (pid) != 'S')
+	{
+	  bad++;
+	  kt_fail ("child", "iteration %d: child state %c after the ring's "
+		   "close, expected still blocked", i, st_state (pid));
 	}
       int want_kill = i & 1;
       if (want_kill)
-	kill (pid, SIGKILL);
+	syscall (SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
       else
 	{
 	  /* Meet the child's open; never block if it is gone.  */
-	  int w = -1;
-	  for (int t = 0; t < 2000 && w < 0; t++)
-	    {
-	      w = open (fifo, O_WRONLY | O_NONBLOCK);
-	      if (w < 0)
-		usleep (10000);
-	    }
+	  int w = st_fifo_writer (fifo);
 	  if (w >= 0)
 	    close (w);
 	}
+      close (pidfd);
       int status = st_wait (pid);
-      if (want_kill ? !(WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL)
-	  : !(WIFEXITED (status) && WEXITSTATUS (status) == 0))
+      if (want_kill ? !(status >= 0 && WIFSIGNALED (status)
+			&& WTERMSIG (status) == SIGKILL)
+	  : !(status >= 0 && WIFEXITED (status) && WEXITSTATUS (status) == 0))
 	{
 	  bad++;
 	  if (bad < 5)
@@ -75,7 +100,11 @@ main (int argc, char **argv)
 	}
     }
   KT_EXPECT_EQ ("children survive the ring's close", bad, 0);
+  KT_EXPECT_EQ ("no CQE before the chain is over", bad_cqe, 0);
+  KT_EXPECT_EQ ("the ring's teardown does not wait for the child", busy, 0);
+  KT_EXPECT_EQ ("no fd leaked", st_count_fds (), fds);
   st_no_children ("no zombie left");
   unlink (fifo);
+  unlink (prog);
   return kt_exit ();
 }

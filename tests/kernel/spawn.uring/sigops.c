@@ -1,133 +1,236 @@
-/* The signal operations of a spawn chain: the child inherits the
-   submitting thread's signal mask; SIGMASK replaces it; SIGDEFAULT
-   resets exactly the given dispositions; error paths.  The child's
-   /proc/self/status tells what the new program got.  */
+/* Signals of a spawn chain (ABI 3: struct io_uring_spawn_sigs at the
+   clone's sqe->off; v1's SIGMASK and SIGDEFAULT operations are gone):
+
+   - without sigs the new program gets the submitter's mask and its
+     SIG_IGN dispositions;
+   - sigs.mask is the new program's mask (SIGKILL, SIGSTOP dropped),
+     applied by the exec; sig_dfl resets exactly the given
+     dispositions, then sig_ign ignores the given ones;
+   - the chain itself runs with every signal but SIGKILL and SIGSTOP
+     blocked and no handler (seen in /proc while the child blocks in a
+     FIFO open); a signal sent to the child meanwhile does not disturb
+     the chain and stays pending for the new program (delivered to it
+     if its mask lets it through);
+   - the submitter's own mask and dispositions never change.
+
+   The new program is sed printing a field of its /proc/self/status.  */
 
 #include "st.h"
 
 static char *envp[] = { NULL };
 static struct clone_args ca = { .exit_signal = SIGCHLD };
+static char fifo[] = "/tmp/st-sigops-fifo";
 
-/* Spawn "grep FIELD /proc/self/status" after the queued ops (user_data
-   1 .. N-1 already queued after the clone at 0); return the value.  */
+#define BIT(sig) ST_SIGBIT (sig)
+/* The chain's mask: everything but SIGKILL and SIGSTOP.  */
+#define ALL_BUT_KILL_STOP (~(BIT (SIGKILL) | BIT (SIGSTOP)))
+
+/* Queue the EXEC of "sed printing FIELD of /proc/self/status" (user
+   data N), run the N + 1 SQEs, read the output from R; return the
+   value (hex).  */
 static unsigned long long
 status_field (const char *field, int n, int r, int w)
 {
   static char script[128];
-  static char *argv[] = { "sh", "-c", script, NULL };
-  snprintf (script, sizeof script,
-	    "exec sed -n 's/^%s:[[:space:]]*//p' /proc/self/status", field);
-  st_exec (&st_ring, "/bin/sh", argv, envp, n);
+  static char *argv[] = { "sed", "-n", script, "/proc/self/status", NULL };
+  snprintf (script, sizeof script, "s/^%s:[[:space:]]*//p", field);
+  st_exec (&st_ring, "/bin/sed", argv, envp, n);
   st_run (&st_ring, n + 1);
   close (w);
   char out[128];
   st_read_all (r, out, sizeof out);
-  if (st_res[0] > 0)
-    st_wait (st_res[0]);
+  st_fate ();
   return strtoull (out, NULL, 16);
 }
 
-#define BIT(sig) (1ULL << ((sig) - 1))
+/* A chain with SIGS (or none), the child's stdout captured, printing
+   FIELD.  */
+static unsigned long long
+spawn_field (struct io_uring_spawn_sigs *sigs, const char *field)
+{
+  int w;
+  st_clone (&st_ring, &ca, 0)->off = (uintptr_t) sigs;
+  int r = st_capture (&st_ring, 1, &w);
+  return status_field (field, 2, r, w);
+}
+
+static void
+on_usr2 (int sig)
+{
+  (void) sig;
+}
 
 int
 main (void)
 {
   st_init (0);
-  int w, r;
-  struct io_uring_sqe *sqe;
+  struct io_uring_spawn_sigs sigs;
 
-  /* The submitting thread's mask is inherited.  */
+  /* 1. Without sigs: the submitting thread's mask is the new
+     program's.  */
   sigset_t set;
   sigemptyset (&set);
   sigaddset (&set, SIGUSR1);
   sigaddset (&set, SIGTERM);
   sigprocmask (SIG_BLOCK, &set, NULL);
-  st_clone (&st_ring, &ca, 0);
-  r = st_capture (&st_ring, 1, &w);
-  unsigned long long blk = status_field ("SigBlk", 2, r, w);
-  KT_EXPECT_EQ ("mask inherited", blk, BIT (SIGUSR1) | BIT (SIGTERM));
+  KT_EXPECT_EQ ("no sigs: mask inherited", spawn_field (NULL, "SigBlk"),
+		BIT (SIGUSR1) | BIT (SIGTERM));
 
-  /* SIGMASK sets it (SIGKILL/SIGSTOP silently dropped).  */
-  uint64_t kset = BIT (SIGUSR2) | BIT (SIGKILL) | BIT (SIGSTOP);
-  st_clone (&st_ring, &ca, 0);
-  r = st_capture (&st_ring, 1, &w);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SIGMASK, 2);
-  sqe->addr = (uintptr_t) &kset;
-  sqe->len = 8;
-  sqe->flags = IOSQE_IO_LINK;
-  blk = status_field ("SigBlk", 3, r, w);
-  KT_EXPECT_EQ ("sigmask: res", st_res[2], 0);
-  KT_EXPECT_EQ ("sigmask: new mask", blk, BIT (SIGUSR2));
+  /* 2. sigs.mask is the new program's mask; SIGKILL/SIGSTOP dropped.  */
+  memset (&sigs, 0, sizeof sigs);
+  sigs.mask = BIT (SIGUSR2) | BIT (SIGKILL) | BIT (SIGSTOP) | BIT (SIGRTMIN + 1);
+  KT_EXPECT_EQ ("sigs.mask: the new mask", spawn_field (&sigs, "SigBlk"),
+		BIT (SIGUSR2) | BIT (SIGRTMIN + 1));
+  sigs.mask = 0;
+  KT_EXPECT_EQ ("sigs.mask 0: nothing blocked", spawn_field (&sigs, "SigBlk"), 0);
+  sigs.mask = ~0ULL;
+  KT_EXPECT_EQ ("sigs.mask all: all but KILL and STOP",
+		spawn_field (&sigs, "SigBlk"), ALL_BUT_KILL_STOP);
   sigset_t cur;
   sigprocmask (SIG_BLOCK, NULL, &cur);
-  KT_EXPECT_EQ ("sigmask: parent's mask unchanged",
-		sigismember (&cur, SIGUSR1) && !sigismember (&cur, SIGUSR2), 1);
+  KT_EXPECT_EQ ("sigs.mask: the submitter's mask unchanged",
+		sigismember (&cur, SIGUSR1) && sigismember (&cur, SIGTERM)
+		&& !sigismember (&cur, SIGUSR2), 1);
   sigprocmask (SIG_UNBLOCK, &set, NULL);
 
-  /* SIGMASK errors: EFAULT (issue), bad size (prep).  */
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SIGMASK, 1);
-  sqe->addr = 8;
-  sqe->len = 8;
-  sqe->flags = IOSQE_IO_LINK;
-  static char *argv_true[] = { "true", NULL };
-  st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
-  st_run (&st_ring, 3);
-  KT_EXPECT_EQ ("sigmask EFAULT", st_res[1], -EFAULT);
-  ST_EXPECT_STATUS ("sigmask EFAULT: child exits 127", st_res[0] > 0 ? st_wait (st_res[0]) : -1, 127);
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SIGMASK, 1);
-  sqe->addr = (uintptr_t) &kset;
-  sqe->len = 16;
-  sqe->flags = IOSQE_IO_LINK;
-  st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
-  st_run (&st_ring, 3);
-  KT_EXPECT_EQ ("sigmask bad size", st_res[1], -EINVAL);
-  KT_EXPECT_EQ ("sigmask bad size: clone cancelled", st_res[0], -ECANCELED);
-
-  /* SIG_IGN survives exec, SIGDEFAULT resets only the given signals.  */
+  /* 3. SIG_IGN survives exec; sig_dfl resets only the given signals,
+     then sig_ign ignores the given ones.  */
   signal (SIGUSR1, SIG_IGN);
   signal (SIGUSR2, SIG_IGN);
   signal (SIGHUP, SIG_IGN);
-  st_clone (&st_ring, &ca, 0);
-  r = st_capture (&st_ring, 1, &w);
-  unsigned long long ign = status_field ("SigIgn", 2, r, w);
   unsigned long long mine = BIT (SIGUSR1) | BIT (SIGUSR2) | BIT (SIGHUP);
-  KT_EXPECT_EQ ("ignored signals inherited", ign & mine, mine);
+  unsigned long long ign = spawn_field (NULL, "SigIgn");
+  KT_EXPECT_EQ ("no sigs: ignored signals inherited", ign & mine, mine);
 
-  uint64_t dfl = BIT (SIGUSR1) | BIT (SIGHUP) | BIT (SIGKILL);
-  st_clone (&st_ring, &ca, 0);
-  r = st_capture (&st_ring, 1, &w);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SIGDEFAULT, 2);
-  sqe->addr = (uintptr_t) &dfl;
-  sqe->len = 8;
-  sqe->flags = IOSQE_IO_LINK;
-  ign = status_field ("SigIgn", 3, r, w);
-  KT_EXPECT_EQ ("sigdefault: res", st_res[2], 0);
-  KT_EXPECT_EQ ("sigdefault: only the given ones reset", ign & mine, BIT (SIGUSR2));
+  memset (&sigs, 0, sizeof sigs);
+  sigs.sig_dfl = BIT (SIGUSR1) | BIT (SIGHUP) | BIT (SIGKILL);
+  ign = spawn_field (&sigs, "SigIgn");
+  KT_EXPECT_EQ ("sig_dfl: only the given ones reset", ign & mine, BIT (SIGUSR2));
+  memset (&sigs, 0, sizeof sigs);
+  sigs.sig_ign = BIT (SIGTERM) | BIT (SIGQUIT) | BIT (SIGKILL) | BIT (SIGSTOP);
+  ign = spawn_field (&sigs, "SigIgn");
+  KT_EXPECT_EQ ("sig_ign: the given ones ignored, not KILL/STOP",
+		ign & (BIT (SIGTERM) | BIT (SIGQUIT) | BIT (SIGKILL) | BIT (SIGSTOP)),
+		BIT (SIGTERM) | BIT (SIGQUIT));
+  memset (&sigs, 0, sizeof sigs);
+  sigs.sig_dfl = BIT (SIGTERM) | BIT (SIGUSR1);
+  sigs.sig_ign = BIT (SIGTERM);
+  ign = spawn_field (&sigs, "SigIgn");
+  KT_EXPECT_EQ ("sig_dfl then sig_ign: sig_ign wins",
+		ign & (BIT (SIGTERM) | BIT (SIGUSR1)), BIT (SIGTERM));
   struct sigaction sa;
   sigaction (SIGUSR1, NULL, &sa);
-  KT_EXPECT_EQ ("sigdefault: parent's disposition unchanged",
+  KT_EXPECT_EQ ("sig_dfl: the submitter's disposition unchanged",
 		sa.sa_handler == SIG_IGN, 1);
+  sigaction (SIGTERM, NULL, &sa);
+  KT_EXPECT_EQ ("sig_ign: the submitter's disposition unchanged",
+		sa.sa_handler == SIG_DFL, 1);
 
-  /* SIGDEFAULT with a bad pointer.  */
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SIGDEFAULT, 1);
-  sqe->addr = 8;
-  sqe->len = 8;
-  sqe->flags = IOSQE_IO_LINK;
-  st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
-  st_run (&st_ring, 3);
-  KT_EXPECT_EQ ("sigdefault EFAULT", st_res[1], -EFAULT);
-  ST_EXPECT_STATUS ("sigdefault EFAULT: child exits 127", st_res[0] > 0 ? st_wait (st_res[0]) : -1, 127);
-
-  /* CLONE_CLEAR_SIGHAND resets handlers but keeps SIG_IGN (clone3).  */
+  /* CLONE_CLEAR_SIGHAND (implied anyway) keeps SIG_IGN, as clone3.  */
   struct clone_args cc = { .flags = CLONE_CLEAR_SIGHAND, .exit_signal = SIGCHLD };
+  int w;
   st_clone (&st_ring, &cc, 0);
-  r = st_capture (&st_ring, 1, &w);
+  int r = st_capture (&st_ring, 1, &w);
   ign = status_field ("SigIgn", 2, r, w);
   KT_EXPECT_EQ ("CLONE_CLEAR_SIGHAND: clone", st_res[0] > 0, 1);
   KT_EXPECT_EQ ("CLONE_CLEAR_SIGHAND: SIG_IGN kept", ign & mine, mine);
+
+  /* 4. The chain runs with everything blocked and no handler.  The
+     submitter has a handler for SIGUSR2 and blocks nothing; the
+     child's sigs ignore SIGTERM.  */
+  signal (SIGUSR1, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  signal (SIGUSR2, on_usr2);
+  static char *argv_true[] = { "true", NULL };
+  if (st_mkfifo (fifo))
+    {
+      memset (&sigs, 0, sizeof sigs);
+      sigs.sig_ign = BIT (SIGTERM);
+      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      st_open (&st_ring, fifo, O_RDONLY, 5, 1);
+      st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
+      st_reset ();
+      io_uring_submit (&st_ring);
+      pid_t child = st_find_child (getpid (), "S");
+      char v[64] = "";
+      st_status_field (child, "SigBlk", v, sizeof v);
+      KT_EXPECT_EQ ("in the chain: all but KILL and STOP blocked",
+		    strtoull (v, NULL, 16), ALL_BUT_KILL_STOP);
+      v[0] = '\0';
+      st_status_field (child, "SigCgt", v, sizeof v);
+      KT_EXPECT_EQ ("in the chain: no handler", strtoull (v, NULL, 16), 0);
+      v[0] = '\0';
+      st_status_field (child, "SigIgn", v, sizeof v);
+      KT_EXPECT_EQ ("in the chain: sig_ign applied",
+		    strtoull (v, NULL, 16) & BIT (SIGTERM), BIT (SIGTERM));
+      int w = st_fifo_writer (fifo);
+      st_reap (&st_ring, 3, 20);
+      if (w >= 0)
+	close (w);
+      KT_EXPECT_EQ ("in the chain: exec", st_res[2], 0);
+      ST_EXPECT_STATUS ("in the chain: child", st_fate (), 0);
+    }
+  signal (SIGUSR2, SIG_DFL);
+
+  /* 5. A signal sent to the child in its chain stays pending for the
+     new program; the chain is not disturbed.  */
+  if (st_mkfifo (fifo))
+    {
+      memset (&sigs, 0, sizeof sigs);
+      sigs.mask = BIT (SIGUSR1);
+      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      r = st_capture (&st_ring, 1, &w);
+      st_open (&st_ring, fifo, O_RDONLY, 5, 2);
+      static char *argv[] = { "sed", "-n", "s/^ShdPnd:[[:space:]]*//p",
+			      "/proc/self/status", NULL };
+      st_exec (&st_ring, "/bin/sed", argv, envp, 3);
+      st_reset ();
+      io_uring_submit (&st_ring);
+      close (w);
+      pid_t child = st_find_child (getpid (), "S");
+      kill (child, SIGUSR1);
+      /* Still blocked in the open, SIGUSR1 pending.  */
+      KT_EXPECT_EQ ("pending: the chain goes on", st_state (child), 'S');
+      KT_EXPECT_EQ ("pending: no CQE yet", io_uring_cq_ready (&st_ring), 0);
+      int fw = st_fifo_writer (fifo);
+      st_reap (&st_ring, 4, 20);
+      if (fw >= 0)
+	close (fw);
+      char out[64];
+      st_read_all (r, out, sizeof out);
+      KT_EXPECT_EQ ("pending: open", st_res[2], 5);
+      KT_EXPECT_EQ ("pending: exec", st_res[3], 0);
+      KT_EXPECT_EQ ("pending: SIGUSR1 pending in the new program",
+		    strtoull (out, NULL, 16) & BIT (SIGUSR1), BIT (SIGUSR1));
+      ST_EXPECT_STATUS ("pending: child", st_fate (), 0);
+    }
+
+  /* 6. A signal the new program does not block is delivered to it
+     right after the exec, not to the chain.  */
+  if (st_mkfifo (fifo))
+    {
+      memset (&sigs, 0, sizeof sigs);
+      static char *argv_sleep[] = { "sleep", "100", NULL };
+      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      st_open (&st_ring, fifo, O_RDONLY, 5, 1);
+      st_exec (&st_ring, "/bin/sleep", argv_sleep, envp, 2);
+      st_reset ();
+      io_uring_submit (&st_ring);
+      pid_t child = st_find_child (getpid (), "S");
+      kill (child, SIGTERM);
+      int fw = st_fifo_writer (fifo);
+      st_reap (&st_ring, 3, 20);
+      if (fw >= 0)
+	close (fw);
+      KT_EXPECT_EQ ("delivered: open", st_res[1], 5);
+      KT_EXPECT_EQ ("delivered: exec", st_res[2], 0);
+      KT_EXPECT_EQ ("delivered: no GONE flag", st_cflags[0], 0);
+      int status = st_fate ();
+      KT_EXPECT_EQ ("delivered: the new program dies of SIGTERM",
+		    status >= 0 && WIFSIGNALED (status)
+		    && WTERMSIG (status) == SIGTERM, 1);
+    }
+  unlink (fifo);
 
   st_no_children ("no child left");
   return kt_exit ();
