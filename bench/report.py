@@ -25,9 +25,10 @@ MECH_TEXT = {
     "spawn-uring": "posix_spawn, patched (io_uring path)",
     "uring-raw": "raw CLONE+EXEC chain (liburing)",
 }
-STATES = ["small", "mem-untouched", "mem-touched", "fds-100k"]
+STATES = ["small", "mem-untouched", "mem-touched", "fds-100k", "fds-100k-cloexec"]
 STATE_TEXT = {"small": "small", "mem-untouched": "+1 GiB untouched",
-              "mem-touched": "+1 GiB touched", "fds-100k": "+100k fds"}
+              "mem-touched": "+1 GiB touched", "fds-100k": "+100k fds (half cloexec)",
+              "fds-100k-cloexec": "+100k cloexec fds"}
 FIGURES = ["call", "first-insn", "spawn-wait"]
 WHERE_TEXT = {
     "host": "host, native (wall clock, µs)",

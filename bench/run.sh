@@ -46,7 +46,7 @@ if [ $quick = 1 ]; then
 else
   ITERS=2000 WARMUP=200 FIRST=2000 BUDGET=0
 fi
-STATES=(small mem-untouched mem-touched fds-100k)
+STATES=(small mem-untouched mem-touched fds-100k fds-100k-cloexec)
 THREADS=1,2,4,8,16
 
 # The mechanisms: label, binary, --mech, the path posix_spawn must take

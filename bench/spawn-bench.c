@@ -12,7 +12,7 @@
    spawning the static programs child-exit and child-stamp from --dir.
 
    In one parent state (--state: small, mem-untouched, mem-touched,
-   fds-100k) it measures, over --iters spawns after --warmup:
+   fds-100k (half close-on-exec), fds-100k-cloexec) it measures, over --iters spawns after --warmup:
      call        the spawn call: until the parent has the pid back (for
 		 posix_spawn and the chain, after the child has exec'd)
      spawn-wait  the spawn call and waitpid of the child, which exits at
@@ -33,25 +33,24 @@
    same include guard and is then skipped.  */
 #include <linux/io_uring.h>
 #include <liburing.h>
-#include "io_uring_spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <linux/sched.h>
-#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -337,10 +336,12 @@ state_memory (int touch)
       p[off] = 1;
 }
 
-/* MANY_FDS more open descriptors (of /dev/null), every other one
-   close-on-exec, so that the child inherits half of them.  */
+/* MANY_FDS more open descriptors (of /dev/null): every other one
+   close-on-exec, so that the child inherits half of them, or, with
+   ALL_CLOEXEC, all of them close-on-exec (a server's or a runtime's
+   table: the child keeps none).  */
 static void
-state_fds (void)
+state_fds (bool all_cloexec)
 {
   struct rlimit rl = { MANY_FDS + 1024, MANY_FDS + 1024 };
   if (setrlimit (RLIMIT_NOFILE, &rl) != 0)
@@ -359,7 +360,8 @@ state_fds (void)
   if (base < 0)
     die ("/dev/null: %m");
   for (int i = 1; i < MANY_FDS; i++)
-    if (fcntl (base, i % 2 ? F_DUPFD : F_DUPFD_CLOEXEC, 0) < 0)
+    if (fcntl (base, i % 2 && !all_cloexec ? F_DUPFD : F_DUPFD_CLOEXEC,
+	       0) < 0)
       die ("dup #%d: %m", i);
 }
 
@@ -373,10 +375,12 @@ state_setup (const char *state)
   else if (strcmp (state, "mem-touched") == 0)
     state_memory (1);
   else if (strcmp (state, "fds-100k") == 0)
-    state_fds ();
+    state_fds (false);
+  else if (strcmp (state, "fds-100k-cloexec") == 0)
+    state_fds (true);
   else
-    die ("unknown state %s (small, mem-untouched, mem-touched, fds-100k)",
-	 state);
+    die ("unknown state %s (small, mem-untouched, mem-touched, fds-100k,"
+	 " fds-100k-cloexec)", state);
 }
 
 /* ------------------------------------------------------------------ */
@@ -641,45 +645,58 @@ measure_first (void)
 /* ------------------------------------------------------------------ */
 /* Which path posix_spawn takes.  */
 
-/* In a forked copy, forbid clone, clone3, fork and vfork with a seccomp
-   filter and call posix_spawn: only the io_uring path can succeed then
-   (io_uring requests are not system calls of the caller).  */
+#define TRACEFS "/sys/kernel/tracing"
+#define SPAWN_EVENT "events/io_uring/io_uring_spawn"
+
+static void
+write_file (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_TRUNC);
+  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    die ("%s: %m", path);
+  close (fd);
+}
+
+/* One posix_spawn, seen through the kernel's io_uring:io_uring_spawn
+   trace event, which every chain posts: "io_uring" if it shows one for
+   this process, "clone" if not (or if the kernel has no such event: no
+   spawn series).  */
 static const char *
 posix_spawn_path (void)
 {
-  pid_t pid = fork ();
-  if (pid < 0)
-    die ("fork: %m");
-  if (pid == 0)
-    {
-      struct sock_filter code[] = {
-	BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, arch)),
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-	BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 4, 0),
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_clone3, 3, 0),
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_fork, 2, 0),
-	BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_vfork, 1, 0),
-	BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-      };
-      struct sock_fprog prog = { sizeof code / sizeof code[0], code };
-      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-	  || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
-	_exit (3);
-      char *argv[] = { "child-exit", NULL };
-      pid_t child;
-      if (posix_spawn (&child, exit_path, NULL, NULL, argv, empty_env) != 0)
-	_exit (1);
-      waitpid (child, NULL, 0);
-      _exit (0);
-    }
-  int status;
-  if (waitpid (pid, &status, 0) != pid || !WIFEXITED (status)
-      || WEXITSTATUS (status) > 1)
-    die ("the path check failed (status %#x)", status);
-  return WEXITSTATUS (status) == 0 ? "io_uring" : "clone";
+  char inst[PATH_MAX], path[PATH_MAX + 64];
+  if (access (TRACEFS "/events", F_OK) != 0)
+    mount ("nodev", TRACEFS, "tracefs", 0, NULL);
+  if (access (TRACEFS "/" SPAWN_EVENT, F_OK) != 0)
+    return "clone";
+  snprintf (inst, sizeof inst, TRACEFS "/instances/spawn-bench-%d",
+	    (int) getpid ());
+  if (mkdir (inst, 0700) != 0)
+    die ("%s: %m", inst);
+  snprintf (path, sizeof path, "%s/" SPAWN_EVENT "/enable", inst);
+  write_file (path, "1");
+
+  char *argv[] = { "child-exit", NULL };
+  pid_t child;
+  int err = posix_spawn (&child, exit_path, NULL, NULL, argv, empty_env);
+  if (err != 0)
+    die ("posix_spawn: %s", strerror (err));
+  reap (child);
+
+  write_file (path, "0");
+  snprintf (path, sizeof path, "%s/trace", inst);
+  FILE *f = fopen (path, "r");
+  if (f == NULL)
+    die ("%s: %m", path);
+  char want[64], line[512];
+  snprintf (want, sizeof want, "tgid %d, pid %d,", (int) getpid (),
+	    (int) child);
+  bool seen = false;
+  while (fgets (line, sizeof line, f) != NULL)
+    seen |= strstr (line, want) != NULL;
+  fclose (f);
+  rmdir (inst);
+  return seen ? "io_uring" : "clone";
 }
 
 /* ------------------------------------------------------------------ */
@@ -690,7 +707,8 @@ usage (FILE *f)
   fprintf (f,
 	   "usage: spawn-bench --mech fork|vfork|posix_spawn|uring-raw --dir DIR\n"
 	   "         [--label NAME] [--where WHERE] [--clock CLOCK]\n"
-	   "         [--state small|mem-untouched|mem-touched|fds-100k]\n"
+	   "         [--state small|mem-untouched|mem-touched|fds-100k|"
+	   "fds-100k-cloexec]\n"
 	   "         [--iters N] [--warmup N] [--max-seconds S]\n"
 	   "         [--expect-path io_uring|clone]\n"
 	   "         [--threads N,N,... | --first N]\n"
