@@ -35,6 +35,18 @@ Commands:
                 VM under QEMU -icount; CSV, table and plots in
                 bench/results/ (--quick: build/bench/quick/); see
                 bench/README.md
+  deb [--biarch]
+                Debian's own glibc packages with our two patches added to
+                debian/patches/series (scripts/deb.sh): dpkg-buildpackage
+                -b, .debs in build/deb/ (--biarch: with libc6-i386 and
+                libc6-x32, in build/deb/biarch/); about an hour cold
+  deb-test      a debootstrapped bookworm root with those .debs installed,
+                booted on the series kernel: make, Python, gawk, dpkg,
+                apt... compared with a stock root, io_uring spawns counted
+                per program (scripts/deb-test.sh)
+  container     docker/Dockerfile built with buildah on a debootstrapped
+                bookworm base, then its default command (./build.sh
+                check) run in it (scripts/container.sh)
   patch         regenerate patches/0001-posix_spawn-io_uring.patch from
                 sysdeps-overlay/, tests/ and patches/glibc-hunks/
   clean         remove build/ and glibc/ from the clone (the cache in
@@ -76,6 +88,7 @@ cmd_check ()
 {
   local results=build/results p=0 f=0 np nf
   glibc_patch_check
+  . scripts/deb.sh && deb_drift_check
   glibc_build
   mkdir -p "$results"
   say "host: glibc's tests on this machine's kernel"
@@ -119,6 +132,9 @@ case "${1:-all}" in
   vm)        shift; exec bash scripts/vm.sh "$@" ;;
   check)     cmd_check ;;
   bench)     shift; . scripts/bench.sh; bench_main "$@" ;;
+  deb)       shift; . scripts/deb.sh; deb_main "$@" ;;
+  deb-test)  shift; . scripts/deb.sh; . scripts/deb-test.sh; debtest_main "$@" ;;
+  container) shift; . scripts/container.sh; container_main "$@" ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;
