@@ -115,6 +115,7 @@
 
 #define SYSCTL_SPAWN_DISABLED "/proc/sys/kernel/io_uring_spawn_disabled"
 #define SYSCTL_URING_DISABLED "/proc/sys/kernel/io_uring_disabled"
+#define SYSCTL_URING_GROUP "/proc/sys/kernel/io_uring_group"
 
 /* Descriptors the report looks at.  */
 #define MAX_FD 256
@@ -604,12 +605,39 @@ expected_path (void)
   return path_override != PATH_AUTO ? path_override : PATH_URING;
 }
 
+/* Whether io_uring_setup would let a program with our ids in, as the
+   kernel decides when it writes AT_IO_URING_SPAWN (kernel.io_uring_disabled
+   and kernel.io_uring_group).  */
+static bool
+uring_allowed (void)
+{
+  int disabled = read_sysctl (SYSCTL_URING_DISABLED);
+  if (disabled <= 0)
+    return true;
+  if (disabled == 2)
+    return false;
+  if (geteuid () == 0)
+    return true;
+  int group = read_sysctl (SYSCTL_URING_GROUP);
+  if (group < 0)
+    return false;
+  if (getegid () == (gid_t) group)
+    return true;
+  gid_t groups[64];
+  int n = getgroups (array_length (groups), groups);
+  for (int i = 0; i < n; i++)
+    if (groups[i] == (gid_t) group)
+      return true;
+  return false;
+}
+
 /* What a program spawned now should find in its auxiliary vector.  */
 static unsigned long int
 expected_child_auxv (void)
 {
   return (series && read_sysctl (SYSCTL_SPAWN_DISABLED) == 0
-	  && seccomp_mode () == 0) ? IORING_SPAWN_MAGIC : 0;
+	  && seccomp_mode () == 0 && uring_allowed ())
+	 ? IORING_SPAWN_MAGIC : 0;
 }
 
 /* No event of process TGID that no check took: before a spawn of this
