@@ -382,6 +382,14 @@ worker (long count, uint64_t seed)
       return 1;
     }
   prctl (PR_SET_PDEATHSIG, SIGKILL);
+  /* A child that dies before its exec sends its random exit signal, as
+     a clone3 child would: ignore them all (its zombie stays, __WALL
+     reaps it), or a real-time one ends the fuzzer.  */
+  /* A fault of the fuzzer itself still kills it: the kernel resets an
+     ignored SIGSEGV it forces.  */
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGCHLD && sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_IGN);
   if (chdir (dir) != 0)
     return 2;
   rng = seed ? seed : 1;
