@@ -16,7 +16,9 @@
 
    Checked: every CQE's res is a pid, a count or a clean errno (a fixed
    list); afterwards no task of the user is left, no fd of the fuzzer is
-   left open, and (debug kernel) kmemleak finds nothing.  The kernel log
+   left open (a CLONE_PIDFD clone writes its pidfd into a slot of its
+   own or into memory nobody can write, so every pidfd is the fuzzer's
+   to close), and (debug kernel) kmemleak finds nothing.  The kernel log
    is checked by check-kernel.sh.  The seed is printed: the same seed
    gives the same submissions.  */
 
@@ -71,8 +73,42 @@ static char **argv_edge, **argv_unterminated;
 static char *longpath;
 static int path_fd = -1;
 static struct io_uring_spawn_sigs sigs_buf;
-static struct clone_args ca_buf[64];
-static int pidfds[64];
+/* Each CLONE gets clone_args of its own, and a slot for its pidfd,
+   which no later CLONE reuses while the first may still be read (an
+   SQPOLL thread reads its SQE late, a deferred chain writes its pidfd
+   late).  A pidfd goes into that slot or into memory nobody can write,
+   so every pidfd the kernel gives the fuzzer is in a slot, and closed:
+   one left open at the end is the kernel's leak, not one written into a
+   random buffer or over another.  */
+#define NCLONES 4096
+static struct clone_args ca_buf[NCLONES];
+static int pidfds[NCLONES];
+static unsigned int clone_next;
+
+static uint64_t
+rnd_unwritable_ptr (void)
+{
+  switch (below (4))
+    {
+    case 0: return 0;
+    case 1: return 8;
+    case 2: return 0xffff888000000000ULL;
+    default: return (uintptr_t) none;
+    }
+}
+
+/* Close the pidfds in the slots of the last N clones.  */
+static void
+close_pidfds (unsigned int n)
+{
+  for (unsigned int k = 0; k < n && k < NCLONES; k++)
+    {
+      int *slot = &pidfds[(clone_next - 1 - k) % NCLONES];
+      if (*slot > 0)
+	close (*slot);
+      *slot = -1;
+    }
+}
 
 static uint64_t
 rnd_ptr (int kind_hint)
@@ -225,10 +261,11 @@ rnd_op (struct io_uring_sqe *sqe)
     }
 }
 
-/* A random CLONE into SQE, slot I of the clone_args buffers.  */
+/* A random CLONE into SQE, with clone_args and a pidfd slot of its own.  */
 static void
-rnd_clone (struct io_uring_sqe *sqe, int i)
+rnd_clone (struct io_uring_sqe *sqe)
 {
+  unsigned int i = clone_next++ % NCLONES;
   struct clone_args *ca = &ca_buf[i];
   memset (ca, 0, sizeof *ca);
   ca->exit_signal = chance (80) ? SIGCHLD : below (70);
@@ -243,9 +280,12 @@ rnd_clone (struct io_uring_sqe *sqe, int i)
 				     CLONE_NEWPID, CLONE_THREAD, 1ULL << 40 };
       ca->flags = fl[below (8)];
     }
-  pidfds[i] = -1;
   if (ca->flags & CLONE_PIDFD)
-    ca->pidfd = chance (90) ? (uintptr_t) &pidfds[i] : rnd_ptr (0);
+    {
+      pidfds[i] = -1;
+      ca->pidfd = (chance (90) ? (uintptr_t) &pidfds[i]
+		   : rnd_unwritable_ptr ());
+    }
   if (chance (5))
     ca->cgroup = below (12);
   if (chance (3))
@@ -430,7 +470,7 @@ worker (long count, uint64_t seed)
 	    break;
 	  memset (sqe, 0, sizeof *sqe);
 	  if (i == 0 && head)
-	    rnd_clone (sqe, below (64));
+	    rnd_clone (sqe);
 	  else
 	    rnd_op (sqe);
 	  bool more = i < n - 1 ? chance (92) : chance (3);
@@ -457,12 +497,7 @@ worker (long count, uint64_t seed)
 	      kill (pids[below (nc)], sigs[below (5)]);
 	    }
 	}
-      for (int i = 0; i < 64; i++)
-	if (pidfds[i] > 0)
-	  {
-	    close (pidfds[i]);
-	    pidfds[i] = -1;
-	  }
+      close_pidfds (64);
       reap ();
       /* Close the ring at random points, chains in flight or not.  */
       if (chance (3))
@@ -481,6 +516,7 @@ worker (long count, uint64_t seed)
     }
   io_uring_queue_exit (&ring);
   kill_all ();
+  close_pidfds (NCLONES);
   close (path_fd);
   printf ("fuzz: errnos:");
   for (int e = 1; e < 4096; e++)
@@ -496,7 +532,15 @@ worker (long count, uint64_t seed)
       snprintf (l, sizeof l, "/proc/self/fd/%d", fd);
       ssize_t n = readlink (l, t, sizeof t - 1);
       if (n > 0)
-	printf ("fuzz: fd %d -> %.*s\n", fd, (int) n, t);
+	{
+	  char info[512] = "";
+	  snprintf (l, sizeof l, "/proc/self/fdinfo/%d", fd);
+	  st_read_file (l, info, sizeof info);
+	  for (char *c = info; *c; c++)
+	    if (*c == '\n')
+	      *c = ' ';
+	  printf ("fuzz: fd %d -> %.*s (%s)\n", fd, (int) n, t, info);
+	}
     }
   st_no_children ("fuzz: no child left");
   return kt_failures ? 1 : 0;
