@@ -8,7 +8,7 @@
    one CPU, under --icount, so that the guest clock counts every
    instruction of the deferred ring teardown too:
 
-     VM_SMP=1 ./build.sh vm --icount -- build/bench/ring-cost [ITERATIONS]
+     VM_SMP=1 ./build.sh vm --icount -- build/bench/bin/ring-cost [ITERATIONS]
 
    It prints, per spawn+wait of an exit-only static child (this program
    run as "ring-cost -c"), the mean and the median time of each way, and
@@ -20,9 +20,15 @@
 
    splits a spawn+wait of the raw chain and of vfork+execve into the
    spawning call, the wait for the chain's CQEs and waitpid, with an exec
-   that succeeds and one that fails: where the chain's time goes.  */
+   that succeeds and one that fails: where the chain's time goes.  It
+   writes "ring-cost: begin|end M NS" (M the mechanism's number, NS the
+   CLOCK_MONOTONIC time) to /sys/kernel/tracing/trace_marker around each
+   mechanism's measured spawns, if it can: bench/kphases.sh splits the
+   kernel's part of them with kprobes.  */
 
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
@@ -260,6 +266,12 @@ iterate (enum way way, struct ring *cached)
     }
 }
 
+/* A name beside this program that does not exist: its lookup fails
+   where this program is (tmpfs, in the VM), not on the 9p root, whose
+   lookup makes the idle guest skip ahead to its next timer under
+   -icount sleep=off.  */
+static char missing[4096];
+
 /* --phases: where the time of a spawn+wait goes, for the chain and for
    vfork, with an exec that succeeds and one that fails (ENOENT: the
    process is created and dies without an exec; the chain's child is
@@ -278,7 +290,7 @@ static const char *const mech_name[NMECHS] =
 static void
 phases_once (enum mech m, struct ring *r, uint64_t t[4])
 {
-  const char *path = (m == M_CHAIN || m == M_VFORK) ? self : "/nonexistent";
+  const char *path = (m == M_CHAIN || m == M_VFORK) ? self : missing;
   int status = (m == M_CHAIN || m == M_VFORK) ? 0 : 127 << 8;
   pid_t pid;
   t[0] = now_ns ();
@@ -315,9 +327,23 @@ phases_once (enum mech m, struct ring *r, uint64_t t[4])
   t[3] = now_ns ();
 }
 
+static int marker_fd = -1;
+
+static void
+marker (const char *what, int m)
+{
+  char buf[64];
+  int len = snprintf (buf, sizeof buf, "ring-cost: %s %d %llu\n", what, m,
+		      (unsigned long long) now_ns ());
+  if (marker_fd >= 0 && write (marker_fd, buf, len) != len)
+    marker_fd = -1;
+}
+
 static void
 phases (int n, struct ring *r)
 {
+  marker_fd = open ("/sys/kernel/tracing/trace_marker", O_WRONLY | O_CLOEXEC);
+  snprintf (missing, sizeof missing, "%s.nonexistent", self);
   uint64_t *d[3];
   for (int k = 0; k < 3; k++)
     d[k] = calloc (n, sizeof (uint64_t));
@@ -328,12 +354,14 @@ phases (int n, struct ring *r)
       uint64_t t[4];
       for (int i = 0; i < n / 10; i++)
 	phases_once (m, r, t);
+      marker ("begin", m);
       for (int i = 0; i < n; i++)
 	{
 	  phases_once (m, r, t);
 	  for (int k = 0; k < 3; k++)
 	    d[k][i] = t[k + 1] - t[k];
 	}
+      marker ("end", m);
       printf ("%-30s", mech_name[m]);
       for (int k = 0; k < 3; k++)
 	{

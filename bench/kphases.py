@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""bench/kphases.py -- where the kernel's part of a spawn goes (issue 12).
+
+Run in the VM, on one vCPU, under the instruction clock:
+
+    VM_SMP=1 ./build.sh vm --icount -- python3 bench/kphases.py \\
+        build/bench/bin/ring-cost 500
+
+It runs `ring-cost --phases N` twice: once plain (its medians: the
+spawning call, the wait for the chain's CQEs, waitpid), once with a
+kprobe and a kretprobe on each kernel function below.  ring-cost marks
+each mechanism's measured spawns in trace_marker; for each mechanism
+this prints how often each function ran per spawn and its mean
+inclusive time per call and per spawn, in µs of the guest clock (1000
+instructions).  Every probe hit adds the same few hundred instructions
+to every mechanism: compare the plain and the probed medians.
+
+The trace clock is x86-tsc (exact); it is converted to the guest's
+CLOCK_MONOTONIC with the two timestamps ring-cost writes in each marker.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+
+T = "/sys/kernel/tracing"
+FUNCS = ["kernel_clone", "copy_process", "copy_mm", "dup_fd",
+         "dup_fd_exec", "io_spawn_clone_tw", "bprm_execve", "begin_new_exec",
+         "load_elf_binary", "exit_mmap", "exit_files", "release_task"]
+MECHS = ["CLONE+EXEC chain", "CLONE+EXEC chain, exec fails",
+         "vfork+execve", "vfork+execve, exec fails"]
+
+
+def w(name, text, append=False):
+    # os.open: Python's append mode seeks, which tracefs refuses.
+    fd = os.open(os.path.join(T, name),
+                 os.O_WRONLY | (os.O_APPEND if append else os.O_TRUNC))
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def setup():
+    if not os.path.exists(os.path.join(T, "trace")):
+        subprocess.run(["mount", "-t", "tracefs", "tracefs", T], check=True)
+    w("tracing_on", "0")
+    w("kprobe_events", "")
+    probed = []
+    for f in FUNCS:
+        try:
+            w("kprobe_events", f"p:kph/{f}_in {f}\n", append=True)
+            w("kprobe_events", f"r:kph/{f}_out {f}\n", append=True)
+            probed.append(f)
+        except OSError as e:
+            print(f"kphases: {f}: not probed ({e.strerror})")
+    w("trace_clock", "x86-tsc")
+    w("buffer_size_kb", "131072")
+    w("trace", "")
+    w("events/kph/enable", "1")
+    return probed
+
+
+def teardown():
+    w("tracing_on", "0")
+    w("events/kph/enable", "0")
+    w("kprobe_events", "")
+    w("trace_clock", "local")
+
+
+LINE = re.compile(r"^\s*(.*)-(\d+)\s+\[\d+\]\s+\S+\s+(\d+): (\S+): (.*)$")
+MARK = re.compile(r"ring-cost: (begin|end) (\d) (\d+)")
+
+
+def analyse(lines, n, probed):
+    windows = {}                    # m -> [tsc0, ns0, tsc1, ns1]
+    events = []
+    for line in lines:
+        mo = LINE.match(line)
+        if not mo:
+            continue
+        pid, ts, ev, rest = int(mo.group(2)), int(mo.group(3)), mo.group(4), mo.group(5)
+        if ev == "tracing_mark_write":
+            mk = MARK.search(rest)
+            if mk:
+                m = int(mk.group(2))
+                slot = windows.setdefault(m, [None] * 4)
+                if mk.group(1) == "begin":
+                    slot[0], slot[1] = ts, int(mk.group(3))
+                else:
+                    slot[2], slot[3] = ts, int(mk.group(3))
+            continue
+        events.append((ts, pid, ev))
+    open_ = defaultdict(list)
+    per = defaultdict(lambda: [0, 0])   # (m, func) -> [calls, tsc]
+    for ts, pid, ev in events:
+        func, kind = ev.rsplit("_", 1)
+        if kind == "in":
+            open_[(pid, func)].append(ts)
+        elif open_[(pid, func)]:
+            t0 = open_[(pid, func)].pop()
+            for m, (a, _, b, _) in windows.items():
+                if a is not None and b is not None and a <= t0 <= b:
+                    per[(m, func)][0] += 1
+                    per[(m, func)][1] += ts - t0
+    print(f"\nkernel functions, per spawn (mean of {n}; µs of the guest clock, "
+          "inclusive of what they call)")
+    for m in sorted(windows):
+        a, na, b, nb = windows[m]
+        if None in (a, na, b, nb) or b == a:
+            continue
+        scale = (nb - na) / (b - a)     # guest ns per tsc tick
+        print(f"\n{MECHS[m]}: {(nb - na) / n / 1e3:.1f} µs per spawn+wait "
+              "(probed)")
+        print(f"  {'function':<20} {'calls/spawn':>11} {'µs/call':>9} {'µs/spawn':>9}")
+        for f in probed:
+            calls, tsc = per.get((m, f), (0, 0))
+            if calls == 0:
+                continue
+            us = tsc * scale / 1e3
+            print(f"  {f:<20} {calls / n:>11.2f} {us / calls:>9.1f} {us / n:>9.1f}")
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: kphases.py RING-COST N")
+    n = int(sys.argv[2])
+    # From tmpfs: an exec that reads over 9p makes the idle guest skip
+    # ahead to its next timer under -icount sleep=off.
+    prog = "/tmp/kphases-ring-cost"
+    shutil.copy(sys.argv[1], prog)
+    print("plain:", flush=True)
+    subprocess.run(["taskset", "-c", "0", prog, "--phases", str(n)], check=True)
+    probed = setup()
+    try:
+        print("\nprobed:", flush=True)
+        w("tracing_on", "1")
+        subprocess.run(["taskset", "-c", "0", prog, "--phases", str(n)],
+                       check=True)
+        w("tracing_on", "0")
+        with open(os.path.join(T, "trace")) as f:
+            lines = f.read().splitlines()
+        lost = [l for l in lines if "LOST" in l]
+        if lost:
+            print("kphases: the trace buffer overflowed:", lost[0])
+        analyse(lines, n, probed)
+    finally:
+        teardown()
+
+
+if __name__ == "__main__":
+    main()
