@@ -128,7 +128,9 @@ for s in preinst postinst prerm postrm; do
   chmod 755 $pkg/DEBIAN/$s
 done
 echo data > $pkg/usr/share/uringtest/file
-run dpkg-deb dpkg-deb --root-owner-group -Zgzip --build $pkg $W/uringtest_1.0_all.deb
+# The same bytes on both roots: apt prints the package's size.
+find $pkg -exec touch -h -d @0 {} +
+run dpkg-deb env SOURCE_DATE_EPOCH=0 dpkg-deb --root-owner-group -Zgzip --build $pkg $W/uringtest_1.0_all.deb
 # "(Reading database ... N files" counts the root's files, which our
 # libc6 may change: say "N".
 cat > $W/dpkg.sh <<EOF
