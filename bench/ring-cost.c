@@ -23,7 +23,7 @@
    that succeeds and one that fails: where the chain's time goes.  It
    writes "ring-cost: begin|end M NS" (M the mechanism's number, NS the
    CLOCK_MONOTONIC time) to /sys/kernel/tracing/trace_marker around each
-   mechanism's measured spawns, if it can: bench/kphases.sh splits the
+   mechanism's measured spawns, if it can: bench/kphases.py splits the
    kernel's part of them with kprobes.  */
 
 #ifndef _GNU_SOURCE
