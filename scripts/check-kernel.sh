@@ -16,7 +16,9 @@ _ck_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 set -o pipefail
 debug=--debug
 if [ "${1:-}" = --plain ]; then debug=; shift; fi
-need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3
+# auditd for auditctl, which spawn.security's audit test runs in the
+# guest (whose root is this machine's).
+need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3 auditd
 
 if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
 kdir=$_ck_here/build/kernel${debug:+-debug}

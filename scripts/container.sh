@@ -45,9 +45,10 @@ _ct_base_image ()
   printf '%s\n' "$name"
 }
 
+# _ct_build BASE: the Dockerfile built on the image BASE.
 _ct_build ()
 {
-  local base=$1 log=$2
+  local base=$1
   (
     cd "$_ct_here" || exit 1
     buildah bud --isolation=chroot --layers --pull=never --format docker \
@@ -61,18 +62,23 @@ _ct_build ()
 # build/results copied out; the container removed.  Returns its status.
 _ct_run ()
 {
-  local out=$1 ctr rc=0 cmd
-  cmd=$(buildah inspect --type image --format '{{json .OCIv1.Config.Cmd}}' "$CONTAINER_IMAGE") \
-    || return 1
+  local out=$1 ctr rc=0 conf
+  # The image's config as JSON (this buildah's --format has no json).
+  conf=$(buildah inspect --type image "$CONTAINER_IMAGE") || return 1
+  local args=() wd
+  mapfile -t args < <(python3 -c '
+import json, sys
+c = json.loads(sys.stdin.read())["OCIv1"]["config"]
+print("\n".join(c.get("Cmd") or []))' <<<"$conf")
+  wd=$(python3 -c '
+import json, sys
+print(json.loads(sys.stdin.read())["OCIv1"]["config"].get("WorkingDir", "/"))' <<<"$conf")
+  [ ${#args[@]} -gt 0 ] || { echo "the image has no default command" >&2; return 1; }
   ctr=$(buildah from --pull=never "$CONTAINER_IMAGE") || return 1
-  local args=()
-  mapfile -t args < <(python3 -c 'import json, sys; print("\n".join(json.loads(sys.argv[1])))' "$cmd")
-  echo "default command: ${args[*]}"
-  buildah run --isolation=chroot "$ctr" -- "${args[@]}" || rc=$?
+  echo "default command: ${args[*]} (in $wd)"
+  buildah run --isolation=chroot --workingdir "$wd" "$ctr" -- "${args[@]}" || rc=$?
   local mnt
   if mnt=$(buildah mount "$ctr"); then
-    local wd
-    wd=$(buildah inspect --type image --format '{{.OCIv1.Config.WorkingDir}}' "$CONTAINER_IMAGE")
     rm -rf "$out/results"
     cp -rL "$mnt$wd/build/results" "$out/results" 2>/dev/null || true
     cp "$mnt/etc/uring-spawn-versions" "$out/versions" 2>/dev/null || true
