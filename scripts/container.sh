@@ -65,14 +65,14 @@ _ct_run ()
   local out=$1 ctr rc=0 conf
   # The image's config as JSON (this buildah's --format has no json).
   conf=$(buildah inspect --type image "$CONTAINER_IMAGE") || return 1
-  local args=() wd
-  mapfile -t args < <(python3 -c '
+  # Its working directory, then its default command, a line each.
+  local lines=() wd args
+  mapfile -t lines < <(python3 -c '
 import json, sys
 c = json.loads(sys.stdin.read())["OCIv1"]["config"]
-print("\n".join(c.get("Cmd") or []))' <<<"$conf")
-  wd=$(python3 -c '
-import json, sys
-print(json.loads(sys.stdin.read())["OCIv1"]["config"].get("WorkingDir", "/"))' <<<"$conf")
+print("\n".join([c.get("WorkingDir") or "/"] + (c.get("Cmd") or [])))' <<<"$conf")
+  wd=${lines[0]:-/}
+  args=("${lines[@]:1}")
   [ ${#args[@]} -gt 0 ] || { echo "the image has no default command" >&2; return 1; }
   ctr=$(buildah from --pull=never "$CONTAINER_IMAGE") || return 1
   echo "default command: ${args[*]} (in $wd)"
