@@ -3,6 +3,8 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# Where the user ran us: paths given on the command line are relative to it.
+CALLER_PWD=$PWD
 cd "$TOP"
 . scripts/lib.sh
 . scripts/glibc.sh
@@ -35,16 +37,21 @@ Commands:
                 VM under QEMU -icount; CSV, table and plots in
                 bench/results/ (--quick: build/bench/quick/); see
                 bench/README.md
-  deb [--biarch]
+  deb [--biarch | --prepare-only [DIR]]
                 Debian's own glibc packages with our two patches added to
                 debian/patches/series (scripts/deb.sh): dpkg-buildpackage
                 -b, .debs in build/deb/ (--biarch: with libc6-i386 and
-                libc6-x32, in build/deb/biarch/); about an hour cold
-  deb-test      a debootstrapped bookworm root with those .debs installed,
+                libc6-x32, in build/deb/biarch/); about half an hour cold;
+                --prepare-only: the patched source tree alone, in
+                DIR/glibc-2.36 (default build/deb-src/)
+  deb-test [--keep] [--stock-only]
+                a debootstrapped bookworm root with those .debs installed,
                 booted on the series kernel: make, Python, gawk, dpkg,
                 apt... compared with a stock root, io_uring spawns counted
-                per program (scripts/deb-test.sh)
-  container     docker/Dockerfile built with buildah on a debootstrapped
+                per program (scripts/deb-test.sh); --stock-only: the
+                harness on Debian's libc6 alone; --keep: keep the roots
+  container [--build-only]
+                docker/Dockerfile built with buildah on a debootstrapped
                 bookworm base, then its default command (./build.sh
                 check) run in it (scripts/container.sh)
   patch         regenerate patches/0001-posix_spawn-io_uring.patch from
@@ -87,8 +94,10 @@ counts_of ()
 cmd_check ()
 {
   local results=build/results p=0 f=0 np nf
-  glibc_patch_check
+  # Drift first: when Debian's glibc-source changes under the patch, that
+  # is the diagnosis, not "the patch is stale".
   . scripts/deb.sh && deb_drift_check
+  glibc_patch_check
   glibc_build
   mkdir -p "$results"
   say "host: glibc's tests on this machine's kernel"

@@ -74,6 +74,8 @@ if [ -f /proc/sys/kernel/io_uring_spawn_disabled ]; then
   echo 1 > /proc/sys/kernel/io_uring_spawn_disabled
   run make-sysctl-off sh $W/make_tree.sh
   echo 0 > /proc/sys/kernel/io_uring_spawn_disabled
+else
+  run make-sysctl-off sh -c 'echo "no /proc/sys/kernel/io_uring_spawn_disabled"; exit 1'
 fi
 
 # --- Python's subprocess (posix_spawn: close_fds=False, a path with /) --

@@ -18,8 +18,13 @@ LINE = re.compile(r'^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(\(\s*[-\d]+\)\s+)?\[\d+\]\
                   r'(?P<ts>[\d.]+):\s+(?P<event>\w+):\s+(?P<rest>.*)$')
 SPAWN = re.compile(r'tgid (-?\d+), pid (-?\d+), result (-?\d+), cflags (0x[0-9a-f]+)')
 EXEC = re.compile(r'filename=(\S+) pid=(\d+) old_pid=(\d+)')
-# Tests that must spawn through io_uring on the patched root.
-MUST_SPAWN = ('make', 'python')
+# Every test scripts/deb-test-guest.sh runs: a missing one fails.
+EXPECTED = ('make', 'make-tunable-off', 'make-sysctl-off', 'python', 'gawk',
+            'dpkg-deb', 'dpkg', 'apt', 'env', 'xargs', 'find-exec', 'sh-c',
+            'runuser', 'su')
+# Tests that must spawn through io_uring on the patched root, and the
+# program whose spawns count.
+MUST_SPAWN = {'make': 'make', 'python': 'python3'}
 # Tests that must not: the two switches.
 MUST_NOT = ('make-tunable-off', 'make-sysctl-off')
 
@@ -75,8 +80,8 @@ def main():
     out = sys.argv[1]
     secs = sys.argv[2] if len(sys.argv) > 2 else None
     stock_d, patched_d = os.path.join(out, 'stock'), os.path.join(out, 'patched')
-    names = sorted(set(tests_of(stock_d)) | set(tests_of(patched_d)))
-    have_stock, have_patched = bool(tests_of(stock_d)), bool(tests_of(patched_d))
+    names = sorted(set(tests_of(stock_d)) | set(tests_of(patched_d)) | set(EXPECTED))
+    have_stock, have_patched = os.path.isdir(stock_d), os.path.isdir(patched_d)
     counts = {v: parse_trace(os.path.join(out, v, 'trace.txt'))
               for v in ('stock', 'patched')}
     passed = failed = 0
@@ -99,8 +104,19 @@ def main():
             parts.append(f'{p} {ok}' + (f' (+{bad} failed)' if bad else ''))
         return ', '.join(parts) or '0'
 
-    def ok_spawns(c, test):
-        return sum(n for (p, ok), n in c.get(test, {}).items() if ok)
+    def ok_spawns(c, test, prog=None):
+        return sum(n for (p, ok), n in c.get(test, {}).items()
+                   if ok and (prog is None or p == prog))
+
+    for v, d, have in (('stock', stock_d, have_stock), ('patched', patched_d, have_patched)):
+        if not have:
+            continue
+        st = read(os.path.join(d, 'status'))
+        verdict(st is not None and st.strip() == '0',
+                f'{v} guest: guest.sh exit status {st.strip() if st else "missing"}')
+        missing = [t for t in EXPECTED if read(os.path.join(d, t + '.status')) is None]
+        verdict(not missing, f'{v} guest: all {len(EXPECTED)} tests ran'
+                + (f' (missing: {" ".join(missing)})' if missing else ''))
 
     for t in names:
         so, ss = read(os.path.join(stock_d, t + '.out')), read(os.path.join(stock_d, t + '.status'))
@@ -117,7 +133,8 @@ def main():
         if have_patched:
             n = ok_spawns(counts['patched'], t)
             if t in MUST_SPAWN:
-                verdict(n > 0, f'{t}: {n} spawns through io_uring on the patched root')
+                n = ok_spawns(counts['patched'], t, MUST_SPAWN[t])
+                verdict(n > 0, f'{t}: {MUST_SPAWN[t]} made {n} spawns through io_uring on the patched root')
             if t in MUST_NOT:
                 verdict(n == 0, f'{t}: {n} spawns through io_uring (must be 0)')
         lines.append((t, fmt(counts['stock'], t) if have_stock else '-',
@@ -145,6 +162,10 @@ def main():
                 f.write(f'- {v}: libc6 {info[v].get("libc6", "?")}, kernel {info[v].get("kernel", "?")}\n')
         if secs:
             f.write(f'- took {secs} s in all\n')
+        vers = read(os.path.join(out, 'versions.txt'))
+        if vers:
+            f.write('- versions (versions.txt):\n\n')
+            f.write(''.join(f'      {l}\n' for l in vers.splitlines()))
         f.write('\nSpawns through io_uring (io_uring:io_uring_spawn events with result 0), '
                 'per test and spawning program:\n\n')
         f.write('| test | stock libc6 | patched libc6 | output and status | exit |\n')

@@ -110,9 +110,19 @@ debtest_main ()
   # 3. the root.
   local base
   base=$(rootfs_bookworm deb-test "${DEBTEST_PACKAGES[@]}")
-  say "deb-test: base root $base ($(sed -n 's/^libc6 //p' "$base/.uring-spawn-packages"): Debian's libc6)"
+  local vroot
+  vroot=$(sed -n 's/^libc6 //p' "$base/.uring-spawn-packages")
+  say "deb-test: base root $base ($vroot: Debian's libc6)"
+  # The stock root is the baseline: it must be the Debian version our
+  # packages were built from, or the comparison mixes two revisions.
+  if [ ${#variants[@]} -eq 2 ] && [ "$vroot" != "${DEB_VERSION%"$DEB_SUFFIX"}" ]; then
+    die "deb-test: the root's libc6 is $vroot, our packages are $DEB_VERSION (from glibc-source $(deb_pkg_version glibc-source)): bring glibc-source and the root to the same version (remove $base to debootstrap it again)"
+  fi
   # 4. the two copies.
   rm -rf "$out" && mkdir -p "$out/stock"
+  # What this run used: glibc-source, linux-source, the patches' hashes.
+  deb_record_versions
+  cp "$_deb_here/build/versions.txt" "$out/versions.txt"
   local stock patched v
   stock=$(_debtest_root stock "$base")
   if [ ${#variants[@]} -eq 2 ]; then

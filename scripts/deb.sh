@@ -88,20 +88,22 @@ deb_prepare ()
     # Debian's series is applied in the tarball already: record it as
     # applied, as dpkg-source -x leaves it (quilt needs no backups of
     # patches it will not pop).
-    mkdir -p .pc
-    _deb_series_entries debian/patches/series > .pc/applied-patches
-    echo 2 > .pc/.version
-    echo debian/patches > .pc/.quilt_patches
-    echo series > .pc/.quilt_series
+    # (errexit does not hold in this subshell: it is the left side of ||.)
+    mkdir -p .pc \
+      && _deb_series_entries debian/patches/series > .pc/applied-patches \
+      && echo 2 > .pc/.version \
+      && echo debian/patches > .pc/.quilt_patches \
+      && echo series > .pc/.quilt_series || exit 1
     local p
     for p in "${DEB_PATCH_NAMES[@]}"; do
       if grep -qxF "$p" .pc/applied-patches; then
 	echo "debian/patches/series already lists $p" >&2; exit 1
       fi
     done
-    deb_split_patches debian/patches
-    printf '%s\n' "${DEB_PATCH_NAMES[@]}" >> debian/patches/series
-    QUILT_PATCHES=debian/patches quilt --quiltrc debian/quiltrc push -a \
+    deb_split_patches debian/patches \
+      && printf '%s\n' "${DEB_PATCH_NAMES[@]}" >> debian/patches/series || exit 1
+    # No fuzz, as dpkg-source applies patches.
+    QUILT_PATCHES=debian/patches quilt --quiltrc debian/quiltrc push -a --fuzz=0 \
       || { echo "quilt push of our patches failed" >&2; exit 1; }
     # The changelog entry.
     base=$(dpkg-parsechangelog -S Version)
@@ -119,7 +121,7 @@ deb_prepare ()
       printf '    tested on linux-source-6.12 %s.\n\n' "$ver_linux"
       printf ' -- uring-spawn developers <dev@uring-spawn.invalid>  %s\n\n' "$(date -R)"
       cat debian/changelog
-    } > debian/changelog.new && mv debian/changelog.new debian/changelog
+    } > debian/changelog.new && mv debian/changelog.new debian/changelog || exit 1
     dpkg-parsechangelog -S Version > /dev/null
   ) || die "preparing the Debian source tree in $tree.tmp failed"
   mv "$tree.tmp" "$tree"
@@ -160,21 +162,59 @@ _deb_dpkg_buildpackage ()
     dpkg-buildpackage -b -uc -us "$@"
 }
 
-# _deb_verify DEBDIR: the built libc6 is ours: its ld.so knows the tunable
-# glibc.spawn.io_uring and its libc.so.6 carries the io_uring code.
+# _deb_lib_is_ours DEB: the libc.so.6 and ld.so of package DEB (any of
+# the flavours) are ours, without running them: ld.so names the tunable
+# glibc.spawn.io_uring, and libc.so.6 makes the io_uring_setup system
+# call (425 on i386 and x86-64, x32's 0x400001a9), which Debian's own
+# libc never makes.
+_deb_lib_is_ours ()
+{
+  local deb=$1 tmp libc ld rc=0
+  tmp=$(mktemp -d)
+  if ! dpkg-deb -x "$deb" "$tmp"; then
+    rm -rf "$tmp"
+    die "cannot unpack $deb"
+  fi
+  libc=$(find "$tmp" -name libc.so.6 -type f -print -quit)
+  ld=$(find "$tmp" -name 'ld-linux*.so.2' -type f -print -quit)
+  if [ -z "$libc" ] || [ -z "$ld" ]; then
+    rc=1
+  elif ! grep -aqF glibc.spawn.io_uring "$ld"; then
+    rc=2
+  elif ! objdump -d --no-show-raw-insn "$libc" | grep -E 'mov +\$0x(40000)?1a9,%eax' > /dev/null; then
+    rc=3
+  fi
+  rm -rf "$tmp"
+  case $rc in
+    1) die "$(basename "$deb") has no libc.so.6 or ld.so" ;;
+    2) die "the ld.so of $(basename "$deb") does not know the tunable glibc.spawn.io_uring: not our patch" ;;
+    3) die "the libc.so.6 of $(basename "$deb") never calls io_uring_setup: not our patch" ;;
+  esac
+}
+
+# deb_verify DEBDIR: the built libc6 (and libc6-i386, libc6-x32 when
+# built) is ours; the amd64 ld.so lists the tunable and a posix_spawn
+# through the new libc works on this machine.
 deb_verify ()
 {
-  local dir=$1 tmp deb lib
-  deb=$(ls "$dir"/libc6_*_amd64.deb 2>/dev/null | head -n 1)
-  [ -n "$deb" ] || die "no libc6 .deb in $dir"
+  local dir=$1 tmp deb lib f
+  shopt -s nullglob
+  local debs=("$dir"/libc6_*_amd64.deb "$dir"/libc6-i386_*.deb "$dir"/libc6-x32_*.deb)
+  shopt -u nullglob
+  [ ${#debs[@]} -gt 0 ] && [[ ${debs[0]} == */libc6_*_amd64.deb ]] \
+    || die "no libc6 .deb in $dir"
+  for f in "${debs[@]}"; do
+    _deb_lib_is_ours "$f"
+  done
+  deb=${debs[0]}
   tmp=$(mktemp -d)
-  dpkg-deb -x "$deb" "$tmp"
+  dpkg-deb -x "$deb" "$tmp" || { rm -rf "$tmp"; die "cannot unpack $deb"; }
   lib=$tmp/lib/x86_64-linux-gnu
   [ -d "$lib" ] || lib=$tmp/usr/lib/x86_64-linux-gnu
   if ! env -i "$lib/ld-linux-x86-64.so.2" --library-path "$lib" --list-tunables \
        | grep '^glibc\.spawn\.io_uring:' > "$dir/tunable.txt"; then
     rm -rf "$tmp"
-    die "the built libc6 ($deb) does not know the tunable glibc.spawn.io_uring: not our patch"
+    die "the built libc6 ($deb) does not list the tunable glibc.spawn.io_uring"
   fi
   # A posix_spawn through the new libc on this machine (the clone path
   # here unless this kernel has the series), with the tunable set.
@@ -185,7 +225,7 @@ deb_verify ()
     || { rm -rf "$tmp"; die "python3 on the built libc6 failed: $out"; }
   [ "$out" = spawned ] || { rm -rf "$tmp"; die "python3 on the built libc6 said: $out"; }
   rm -rf "$tmp"
-  say "verified: $(basename "$deb"): $(cat "$dir/tunable.txt"); posix_spawn works through it"
+  say "verified: ours in $(for f in "${debs[@]}"; do basename "$f" | cut -d_ -f1; done | tr '\n' ' ')(tunable, io_uring_setup); $(cat "$dir/tunable.txt"); posix_spawn works through it"
 }
 
 # deb_build [--biarch]: build the packages (or reuse them).
@@ -238,7 +278,8 @@ deb_build ()
     say "dpkg-buildpackage ($flavour) took ${secs}s (lock wait included)"
   fi
   DEB_VERSION=$(cat "$out/version")
-  rm -rf "$dest" && mkdir -p "$dest"
+  # Files only: build/deb/biarch/ stays when the amd64 flavour is copied.
+  mkdir -p "$dest" && find "$dest" -maxdepth 1 -type f -delete
   cp "$out"/*.deb "$out"/*.changes "$out/build-seconds" "$out/version" "$dest/"
   deb_verify "$dest"
   deb_record_versions
@@ -252,9 +293,10 @@ deb_build ()
 deb_drift_check ()
 {
   local vg vl tmp f i p out tested
+  glibc_paths
+  [ -f "$KERNEL_TARBALL" ] || need_packages linux-source-6.12
   vg=$(deb_pkg_version glibc-source)
   vl=$(deb_pkg_version linux-source-6.12)
-  glibc_paths
   glibc_extract "$PRISTINE"
   tmp=$(mktemp -d)
   mkdir -p "$tmp/patches" "$tmp/glibc"
@@ -332,7 +374,16 @@ deb_main ()
     --prepare-only)
       # Unpack and patch the tree into ${2:-build/deb-src} and stop
       # (no build dependencies, no build): what a maintainer would get.
-      local tree=${2:-$_deb_here/build/deb-src/glibc-2.36}
+      # A DIR of the user's gets the tree as DIR/glibc-2.36: never
+      # replace what is there.
+      local tree=$_deb_here/build/deb-src/glibc-2.36
+      if [ -n "${2:-}" ]; then
+	case $2 in
+	  /*) tree=$2/glibc-2.36 ;;
+	  *) tree=${CALLER_PWD:-$PWD}/$2/glibc-2.36 ;;
+	esac
+	[ -e "$tree" ] && die "$tree exists: remove it or give another DIR"
+      fi
       deb_prepare "$tree"
       say "prepared $tree ($(cd "$tree" && dpkg-parsechangelog -S Version))" ;;
     *) die "usage: ./build.sh deb [--biarch | --prepare-only [DIR]]" ;;

@@ -46,6 +46,21 @@ glibc_extract ()
   mv "$dir.tmp" "$dir"
 }
 
+# sysdeps-overlay/ holds whole files, and two of them take the place of
+# glibc files: spawni.c replaces Linux's, tls-internal-struct.h shadows
+# the generic one.  patches/glibc-overlay-base.sha256 records the
+# versions they were made from; when a glibc-source update changes one
+# of those, a build from the overlay (and a patch regenerated from it)
+# would silently revert Debian's change, so stop and say so.
+glibc_overlay_base_check ()
+{
+  local base=$TOP/patches/glibc-overlay-base.sha256 bad
+  bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
+	  | sed -n 's/: FAILED.*//p' || true)
+  [ -z "$bad" ] && return 0
+  die "Debian's glibc-source $(dpkg-query -W -f='${Version}' glibc-source 2>/dev/null) changed $(echo $bad), which sysdeps-overlay/ replaces whole: merge that change into sysdeps-overlay/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in patches/glibc-overlay-base.sha256"
+}
+
 # Make $GDIR/desired hold every file our patches change, as it must be:
 # sysdeps-overlay/X is sysdeps/X, tests/tst-*.c are Linux tests
 # (sysdeps/unix/sysv/linux/), and patches/glibc-hunks/*.diff are small
@@ -53,6 +68,7 @@ glibc_extract ()
 glibc_desired ()
 {
   local d=$GDIR/desired f rel hunk
+  glibc_overlay_base_check
   rm -rf "$d"
   mkdir -p "$d"
   # Patch 1 of the series, as diffs of glibc's files; the overlay below

@@ -75,7 +75,7 @@ locked ()
   fi
   mkdir -p "$CACHE"
   if ! flock -n "$BUILD_LOCK" true; then
-    echo "waiting for the build lock $BUILD_LOCK (another build is running)"
+    echo "waiting for the build lock $BUILD_LOCK (another build is running)" >&2
   fi
   flock "$BUILD_LOCK" "$@"
 }

@@ -29,7 +29,7 @@ locked_fn ()
   mkdir -p "$CACHE"
   (
     if ! flock -n 9; then
-      echo "waiting for the build lock $BUILD_LOCK (another build is running)"
+      echo "waiting for the build lock $BUILD_LOCK (another build is running)" >&2
       flock 9
     fi
     URING_SPAWN_LOCKED=1 "$@" 9>&-
