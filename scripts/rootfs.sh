@@ -40,9 +40,12 @@ _rootfs_make ()
 {
   local dir=$1; shift
   local inc
+  # Made while we waited for the lock?
+  [ -f "$dir/.uring-spawn-packages" ] && return 0
   inc=$(IFS=,; echo "$*")
   mkdir -p "$CACHE/rootfs/debs"
-  rm -rf "$dir.tmp"
+  # A killed debootstrap may leave its /proc and /sys mounted in there.
+  rm -rf --one-file-system "$dir.tmp" "$dir"
   debootstrap --variant=minbase ${inc:+--include="$inc"} \
     --cache-dir="$CACHE/rootfs/debs" "$ROOTFS_SUITE" "$dir.tmp" "$ROOTFS_MIRROR" \
     || return 1
