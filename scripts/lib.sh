@@ -75,7 +75,7 @@ locked ()
   fi
   mkdir -p "$CACHE"
   if ! flock -n "$BUILD_LOCK" true; then
-    echo "waiting for the build lock $BUILD_LOCK (another build is running)" >&2
+    echo "waiting for the build lock $BUILD_LOCK (another build is running)"
   fi
   flock "$BUILD_LOCK" "$@"
 }
