@@ -228,6 +228,25 @@ deb_verify ()
   say "verified: ours in $(for f in "${debs[@]}"; do basename "$f" | cut -d_ -f1; done | tr '\n' ' ')(tunable, io_uring_setup); $(cat "$dir/tunable.txt"); posix_spawn works through it"
 }
 
+# _deb_unpack_packaging TREE: forget the packages an earlier pass made in
+# TREE (debian/PKG/, debhelper's snippets and state, the binaryinst
+# stamps) and keep what it built, so that a -nc pass packs every
+# package again from a clean slate (dh_installman refuses to find its
+# own compressed manual pages of the last pass, and debhelper would
+# append its maintainer-script snippets a second time).
+_deb_unpack_packaging ()
+{
+  local tree=$1 p
+  (
+    cd "$tree" || exit 1
+    for p in $(sed -n 's/^Package: //p' debian/control); do
+      rm -rf "debian/$p" "debian/$p.substvars" "debian/$p.debhelper.log" \
+	     debian/"$p".*.debhelper
+    done
+    rm -rf debian/.debhelper stamp-dir/binaryinst_*
+  )
+}
+
 # deb_build [--biarch]: build the packages (or reuse them).
 deb_build ()
 {
@@ -263,6 +282,7 @@ deb_build ()
 	|| { tail -n 20 "$log" >&2; die "apt-get build-dep failed; log: $log"; }
     fi
     rm -f "$dir"/*.deb "$dir"/*.changes "$dir"/*.buildinfo
+    [ $flavour = biarch ] && _deb_unpack_packaging "$tree"
     local t0
     t0=$(date +%s)
     say "dpkg-buildpackage -b -uc -us ${extra[*]} (DEB_BUILD_PROFILES=\"$profiles\" DEB_BUILD_OPTIONS=\"$DEB_OPTIONS\"); a cold build takes about an hour"
