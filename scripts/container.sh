@@ -103,7 +103,7 @@ container_main ()
   root=$(rootfs_bookworm container)
   base=$(locked_fn _ct_base_image "$root")
   say "container: base image $base (from $root)"
-  step "$out/build.log" "container: buildah bud docker/Dockerfile (cold: about 50 min)" \
+  step "$out/build.log" "container: buildah bud docker/Dockerfile (cold: about 45 min)" \
     locked_fn _ct_build "$base"
   t1=$(date +%s)
   echo $(( t1 - t0 )) > "$out/build-seconds"
