@@ -176,7 +176,7 @@ _deb_lib_is_ours ()
     die "cannot unpack $deb"
   fi
   libc=$(find "$tmp" -name libc.so.6 -type f -print -quit)
-  ld=$(find "$tmp" -name 'ld-linux*.so.2' -type f -print -quit)
+  ld=$(find "$tmp" \( -name 'ld-linux*.so.2' -o -name ld.so \) -type f -print -quit)
   if [ -z "$libc" ] || [ -z "$ld" ]; then
     rc=1
   elif ! grep -aqF glibc.spawn.io_uring "$ld"; then
