@@ -22,16 +22,20 @@ echo "libc6: $(dpkg-query -W -f='${Version}' libc6)"
 echo "spawn sysctl: $(cat /proc/sys/kernel/io_uring_spawn_disabled 2>/dev/null || echo absent)"
 
 # --- tracing -----------------------------------------------------------
-echo 0 > $T/tracing_on
-echo 16384 > $T/buffer_size_kb
-echo > $T/trace
+# Without its events the counts mean nothing: any failure here is the
+# script's exit status (the tests still run).
+fail=0
+echo 0 > $T/tracing_on || fail=1
+echo 16384 > $T/buffer_size_kb || fail=1
+echo > $T/trace || fail=1
 if [ -d $T/events/io_uring/io_uring_spawn ]; then
-  echo 1 > $T/events/io_uring/io_uring_spawn/enable
+  echo 1 > $T/events/io_uring/io_uring_spawn/enable || fail=1
 else
   echo "NO io_uring:io_uring_spawn trace event in this kernel"
+  fail=1
 fi
-echo 1 > $T/events/sched/sched_process_exec/enable
-echo 1 > $T/tracing_on
+echo 1 > $T/events/sched/sched_process_exec/enable || fail=1
+echo 1 > $T/tracing_on || fail=1
 
 # run NAME CMD...: a test.  Its output (stdout and stderr) and status.
 run ()
@@ -156,5 +160,6 @@ run runuser runuser -u nobody -- sh -c 'id -un; id -u'
 run su su -s /bin/sh -c 'id -un; id -u' nobody
 
 echo 0 > $T/tracing_on
-cat $T/trace > $O/trace.txt
+cat $T/trace > $O/trace.txt || fail=1
 echo "trace: $(grep -c io_uring_spawn: $O/trace.txt) io_uring_spawn events, $(grep -c sched_process_exec: $O/trace.txt) execs"
+exit $fail

@@ -44,8 +44,10 @@ def read(p):
 
 
 def parse_trace(path):
-    """{test: Counter((program, ok) -> n)} and the events outside tests."""
+    """{test: Counter((program, ok) -> n)} and the events outside tests;
+    the tests whose BEGIN marker the trace has; the number of execs."""
     per = collections.defaultdict(collections.Counter)
+    begun, execs = set(), 0
     prog_of = {}
     test = None
     text = read(path) or ''
@@ -60,9 +62,11 @@ def parse_trace(path):
             r = rest.strip()
             if r.startswith('BEGIN '):
                 test = r[6:].strip()
+                begun.add(test)
             elif r.startswith('END '):
                 test = None
         elif ev == 'sched_process_exec':
+            execs += 1
             e = EXEC.search(rest)
             if e:
                 prog_of[int(e.group(2))] = os.path.basename(e.group(1))
@@ -73,19 +77,24 @@ def parse_trace(path):
             tgid, result = int(s.group(1)), int(s.group(3))
             prog = prog_of.get(tgid, m.group('comm').strip() or '?')
             per[test or '(outside tests)'][(prog, result == 0)] += 1
-    return per
+    return per, begun, execs
 
 
 def main():
+    if len(sys.argv) < 2:
+        sys.exit('usage: deb-test-report.py OUT [SECONDS]')
     out = sys.argv[1]
     secs = sys.argv[2] if len(sys.argv) > 2 else None
     stock_d, patched_d = os.path.join(out, 'stock'), os.path.join(out, 'patched')
     names = sorted(set(tests_of(stock_d)) | set(tests_of(patched_d)) | set(EXPECTED))
     have_stock, have_patched = os.path.isdir(stock_d), os.path.isdir(patched_d)
-    counts = {v: parse_trace(os.path.join(out, v, 'trace.txt'))
+    traces = {v: parse_trace(os.path.join(out, v, 'trace.txt'))
               for v in ('stock', 'patched')}
+    counts = {v: traces[v][0] for v in traces}
     passed = failed = 0
     lines = []
+    if not (have_stock or have_patched):
+        sys.exit(f'deb-test-report: neither {stock_d} nor {patched_d} exists')
 
     def verdict(ok, what):
         nonlocal passed, failed
@@ -117,6 +126,12 @@ def main():
         missing = [t for t in EXPECTED if read(os.path.join(d, t + '.status')) is None]
         verdict(not missing, f'{v} guest: all {len(EXPECTED)} tests ran'
                 + (f' (missing: {" ".join(missing)})' if missing else ''))
+        # The counts below mean something only if the trace saw every test.
+        _, begun, execs = traces[v]
+        unseen = [t for t in EXPECTED if t not in begun]
+        verdict(not unseen and execs > 0,
+                f'{v} guest: the trace has every test and {execs} execs'
+                + (f' (no marker for: {" ".join(unseen)})' if unseen else ''))
 
     for t in names:
         so, ss = read(os.path.join(stock_d, t + '.out')), read(os.path.join(stock_d, t + '.status'))

@@ -3,9 +3,9 @@
 # on Debian's own libc6.  Sourced by build.sh after lib.sh, glibc.sh,
 # kernel.sh and deb.sh.
 #
-#   ./build.sh deb-test [--keep]
+#   ./build.sh deb-test [--keep] [--stock-only]
 #
-# 1. the .debs of ./build.sh deb (built first if missing: about an hour);
+# 1. the .debs of ./build.sh deb (built first if missing: about half an hour);
 # 2. the plain kernel with the series (build/kernel/bzImage);
 # 3. a debootstrapped minbase bookworm root with make, python3 and gawk
 #    (cached: scripts/rootfs.sh);
@@ -121,8 +121,7 @@ debtest_main ()
   # 4. the two copies.
   rm -rf "$out" && mkdir -p "$out/stock"
   # What this run used: glibc-source, linux-source, the patches' hashes.
-  deb_record_versions
-  cp "$_deb_here/build/versions.txt" "$out/versions.txt"
+  deb_record_versions "$out/versions.txt"
   local stock patched v
   stock=$(_debtest_root stock "$base")
   if [ ${#variants[@]} -eq 2 ]; then

@@ -3,7 +3,8 @@
 # that ./build.sh check runs.  Sourced by build.sh after lib.sh,
 # glibc.sh and kernel.sh:
 #
-#   ./build.sh deb [--biarch]   deb_main: .debs under build/deb/
+#   ./build.sh deb [--biarch | --prepare-only [DIR]]
+#                               deb_main: .debs under build/deb/
 #   deb_drift_check             (cmd_check) the patches still apply as the
 #                               last entries of Debian's series, the kernel
 #                               series to linux-source-6.12; no build
@@ -106,7 +107,7 @@ deb_prepare ()
     QUILT_PATCHES=debian/patches quilt --quiltrc debian/quiltrc push -a --fuzz=0 \
       || { echo "quilt push of our patches failed" >&2; exit 1; }
     # The changelog entry.
-    base=$(dpkg-parsechangelog -S Version)
+    base=$(dpkg-parsechangelog -S Version) && [ -n "$base" ] || exit 1
     ver_glibc=$(deb_pkg_version glibc-source)
     ver_linux=$(deb_pkg_version linux-source-6.12)
     {
@@ -122,7 +123,7 @@ deb_prepare ()
       printf ' -- uring-spawn developers <dev@uring-spawn.invalid>  %s\n\n' "$(date -R)"
       cat debian/changelog
     } > debian/changelog.new && mv debian/changelog.new debian/changelog || exit 1
-    dpkg-parsechangelog -S Version > /dev/null
+    [ "$(dpkg-parsechangelog -S Version)" = "$base$DEB_SUFFIX" ] || exit 1
   ) || die "preparing the Debian source tree in $tree.tmp failed"
   mv "$tree.tmp" "$tree"
 }
@@ -136,10 +137,12 @@ deb_key ()
     "$DEB_TARBALL" "$dsum" "$_deb_here/patches/$PATCH_NAME"
 }
 
-# deb_record_versions: write build/versions.txt.
+# deb_record_versions [FILE]: write the versions used to FILE (default
+# build/versions.txt).
 deb_record_versions ()
 {
-  mkdir -p "$_deb_here/build"
+  local file=${1:-$_deb_here/build/versions.txt}
+  mkdir -p "$(dirname "$file")"
   {
     printf 'glibc-source %s\n' "$(deb_pkg_version glibc-source)"
     printf 'linux-source-6.12 %s\n' "$(deb_pkg_version linux-source-6.12)"
@@ -151,13 +154,17 @@ deb_record_versions ()
     done
     [ -n "${DEB_VERSION:-}" ] && printf 'deb %s\n' "$DEB_VERSION"
     printf 'recorded %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  } > "$_deb_here/build/versions.txt"
+  } > "$file"
 }
 
 # _deb_dpkg_buildpackage TREE PROFILES EXTRA-ARGS...: run under the lock.
 _deb_dpkg_buildpackage ()
 {
   local tree=$1 profiles=$2; shift 2
+  # A -nc pass reuses the tree: clean its packaging under the lock.
+  if [ "${1:-}" = -nc ]; then
+    _deb_unpack_packaging "$tree" || return 1
+  fi
   cd "$tree" && env DEB_BUILD_PROFILES="$profiles" DEB_BUILD_OPTIONS="$DEB_OPTIONS" \
     dpkg-buildpackage -b -uc -us "$@"
 }
@@ -282,10 +289,9 @@ deb_build ()
 	|| { tail -n 20 "$log" >&2; die "apt-get build-dep failed; log: $log"; }
     fi
     rm -f "$dir"/*.deb "$dir"/*.changes "$dir"/*.buildinfo
-    [ $flavour = biarch ] && _deb_unpack_packaging "$tree"
     local t0
     t0=$(date +%s)
-    say "dpkg-buildpackage -b -uc -us ${extra[*]} (DEB_BUILD_PROFILES=\"$profiles\" DEB_BUILD_OPTIONS=\"$DEB_OPTIONS\"); a cold build takes about an hour"
+    say "dpkg-buildpackage -b -uc -us ${extra[*]} (DEB_BUILD_PROFILES=\"$profiles\" DEB_BUILD_OPTIONS=\"$DEB_OPTIONS\"); a cold build takes about half an hour"
     step "$dir/dpkg-buildpackage-$flavour.log" "dpkg-buildpackage ($flavour)" \
       locked_fn _deb_dpkg_buildpackage "$tree" "$profiles" "${extra[@]}"
     local secs=$(( $(date +%s) - t0 ))
@@ -392,10 +398,9 @@ deb_main ()
     '') deb_build ;;
     --biarch) deb_build --biarch ;;
     --prepare-only)
-      # Unpack and patch the tree into ${2:-build/deb-src} and stop
-      # (no build dependencies, no build): what a maintainer would get.
-      # A DIR of the user's gets the tree as DIR/glibc-2.36: never
-      # replace what is there.
+      # Unpack and patch the tree into DIR/glibc-2.36 (default
+      # build/deb-src/) and stop (no build dependencies, no build): what
+      # a maintainer would get.  Never replace a tree of the user's.
       local tree=$_deb_here/build/deb-src/glibc-2.36
       if [ -n "${2:-}" ]; then
 	case $2 in

@@ -55,6 +55,7 @@ glibc_extract ()
 glibc_overlay_base_check ()
 {
   local base=$TOP/patches/glibc-overlay-base.sha256 bad
+  [ -r "$base" ] || die "$base missing"
   bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
 	  | sed -n 's/: FAILED.*//p' || true)
   [ -z "$bad" ] && return 0

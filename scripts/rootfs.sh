@@ -45,7 +45,8 @@ _rootfs_make ()
   inc=$(IFS=,; echo "$*")
   mkdir -p "$CACHE/rootfs/debs"
   # A killed debootstrap may leave its /proc and /sys mounted in there.
-  rm -rf --one-file-system "$dir.tmp" "$dir"
+  rm -rf --one-file-system "$dir.tmp" "$dir" \
+    || { echo "cannot remove $dir.tmp: unmount what is mounted in it" >&2; return 1; }
   debootstrap --variant=minbase ${inc:+--include="$inc"} \
     --cache-dir="$CACHE/rootfs/debs" "$ROOTFS_SUITE" "$dir.tmp" "$ROOTFS_MIRROR" \
     || return 1
@@ -59,8 +60,8 @@ EOF
     sh -c 'apt-get update && apt-get -y upgrade && apt-get clean' || return 1
   rm -rf "$dir.tmp"/var/lib/apt/lists/* "$dir.tmp"/var/cache/apt/*.bin
   : > "$dir.tmp/etc/resolv.conf"
-  chroot "$dir.tmp" dpkg-query -W -f='${Package} ${Version}\n' > "$dir.tmp/.uring-spawn-packages"
-  mv "$dir.tmp" "$dir"
+  chroot "$dir.tmp" dpkg-query -W -f='${Package} ${Version}\n' > "$dir.tmp/.uring-spawn-packages" \
+    && mv "$dir.tmp" "$dir"
 }
 
 rootfs_bookworm ()
