@@ -163,40 +163,33 @@ _deb_dpkg_buildpackage ()
   local tree=$1 profiles=$2; shift 2
   # A -nc pass reuses the tree: clean its packaging under the lock.
   if [ "${1:-}" = -nc ]; then
-    _deb_unpack_packaging "$tree" || return 1
+    _deb_forget_packaging "$tree" || return 1
   fi
   cd "$tree" && env DEB_BUILD_PROFILES="$profiles" DEB_BUILD_OPTIONS="$DEB_OPTIONS" \
     dpkg-buildpackage -b -uc -us "$@"
 }
 
-# _deb_lib_is_ours DEB: the libc.so.6 and ld.so of package DEB (any of
-# the flavours) are ours, without running them: ld.so names the tunable
-# glibc.spawn.io_uring, and libc.so.6 makes the io_uring_setup system
-# call (425 on i386 and x86-64, x32's 0x400001a9), which Debian's own
-# libc never makes.
+# _deb_lib_is_ours DIR DEB: the libc.so.6 and ld.so of package DEB (any
+# of the flavours), unpacked in DIR, are ours, without running them:
+# ld.so names the tunable glibc.spawn.io_uring, and libc.so.6 makes the
+# io_uring_setup system call (425 on i386 and x86-64, x32's 0x400001a9),
+# which Debian's own libc never makes.  Prints the reason when not.
 _deb_lib_is_ours ()
 {
-  local deb=$1 tmp libc ld rc=0
-  tmp=$(mktemp -d)
-  if ! dpkg-deb -x "$deb" "$tmp"; then
-    rm -rf "$tmp"
-    die "cannot unpack $deb"
-  fi
-  libc=$(find "$tmp" -name libc.so.6 -type f -print -quit)
-  ld=$(find "$tmp" \( -name 'ld-linux*.so.2' -o -name ld.so \) -type f -print -quit)
+  local dir=$1 name libc ld
+  name=$(basename "$2")
+  libc=$(find "$dir" -name libc.so.6 -type f -print -quit)
+  ld=$(find "$dir" \( -name 'ld-linux*.so.2' -o -name ld.so \) -type f -print -quit)
   if [ -z "$libc" ] || [ -z "$ld" ]; then
-    rc=1
+    echo "$name has no libc.so.6 or ld.so"
   elif ! grep -aqF glibc.spawn.io_uring "$ld"; then
-    rc=2
+    echo "the ld.so of $name does not know the tunable glibc.spawn.io_uring: not our patch"
   elif ! objdump -d --no-show-raw-insn "$libc" | grep -E 'mov +\$0x(40000)?1a9,%eax' > /dev/null; then
-    rc=3
+    echo "the libc.so.6 of $name never calls io_uring_setup: not our patch"
+  else
+    return 0
   fi
-  rm -rf "$tmp"
-  case $rc in
-    1) die "$(basename "$deb") has no libc.so.6 or ld.so" ;;
-    2) die "the ld.so of $(basename "$deb") does not know the tunable glibc.spawn.io_uring: not our patch" ;;
-    3) die "the libc.so.6 of $(basename "$deb") never calls io_uring_setup: not our patch" ;;
-  esac
+  return 1
 }
 
 # deb_verify DEBDIR: the built libc6 (and libc6-i386, libc6-x32 when
@@ -204,24 +197,26 @@ _deb_lib_is_ours ()
 # through the new libc works on this machine.
 deb_verify ()
 {
-  local dir=$1 tmp deb lib f
+  local dir=$1 tmp lib i why
   shopt -s nullglob
   local debs=("$dir"/libc6_*_amd64.deb "$dir"/libc6-i386_*.deb "$dir"/libc6-x32_*.deb)
   shopt -u nullglob
   [ ${#debs[@]} -gt 0 ] && [[ ${debs[0]} == */libc6_*_amd64.deb ]] \
     || die "no libc6 .deb in $dir"
-  for f in "${debs[@]}"; do
-    _deb_lib_is_ours "$f"
-  done
-  deb=${debs[0]}
+  # Each package unpacked in tmp/N; tmp/0 is libc6 itself.
   tmp=$(mktemp -d)
-  dpkg-deb -x "$deb" "$tmp" || { rm -rf "$tmp"; die "cannot unpack $deb"; }
-  lib=$tmp/lib/x86_64-linux-gnu
-  [ -d "$lib" ] || lib=$tmp/usr/lib/x86_64-linux-gnu
+  for i in "${!debs[@]}"; do
+    dpkg-deb -x "${debs[$i]}" "$tmp/$i" \
+      || { rm -rf "$tmp"; die "cannot unpack ${debs[$i]}"; }
+    why=$(_deb_lib_is_ours "$tmp/$i" "${debs[$i]}") \
+      || { rm -rf "$tmp"; die "$why"; }
+  done
+  lib=$tmp/0/lib/x86_64-linux-gnu
+  [ -d "$lib" ] || lib=$tmp/0/usr/lib/x86_64-linux-gnu
   if ! env -i "$lib/ld-linux-x86-64.so.2" --library-path "$lib" --list-tunables \
        | grep '^glibc\.spawn\.io_uring:' > "$dir/tunable.txt"; then
     rm -rf "$tmp"
-    die "the built libc6 ($deb) does not list the tunable glibc.spawn.io_uring"
+    die "the built libc6 (${debs[0]}) does not list the tunable glibc.spawn.io_uring"
   fi
   # A posix_spawn through the new libc on this machine (the clone path
   # here unless this kernel has the series), with the tunable set.
@@ -232,16 +227,16 @@ deb_verify ()
     || { rm -rf "$tmp"; die "python3 on the built libc6 failed: $out"; }
   [ "$out" = spawned ] || { rm -rf "$tmp"; die "python3 on the built libc6 said: $out"; }
   rm -rf "$tmp"
-  say "verified: ours in $(for f in "${debs[@]}"; do basename "$f" | cut -d_ -f1; done | tr '\n' ' ')(tunable, io_uring_setup); $(cat "$dir/tunable.txt"); posix_spawn works through it"
+  say "verified: ours in $(for i in "${debs[@]}"; do basename "$i" | cut -d_ -f1; done | tr '\n' ' ')(tunable, io_uring_setup); $(cat "$dir/tunable.txt"); posix_spawn works through it"
 }
 
-# _deb_unpack_packaging TREE: forget the packages an earlier pass made in
+# _deb_forget_packaging TREE: forget the packages an earlier pass made in
 # TREE (debian/PKG/, debhelper's snippets and state, the binaryinst
 # stamps) and keep what it built, so that a -nc pass packs every
 # package again from a clean slate (dh_installman refuses to find its
 # own compressed manual pages of the last pass, and debhelper would
 # append its maintainer-script snippets a second time).
-_deb_unpack_packaging ()
+_deb_forget_packaging ()
 {
   local tree=$1 p
   (
