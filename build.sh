@@ -9,6 +9,7 @@ cd "$TOP"
 . scripts/lib.sh
 . scripts/glibc.sh
 . scripts/kernel.sh
+. scripts/sources.sh
 
 usage ()
 {
@@ -19,9 +20,15 @@ Commands:
   (none), all   build everything: the patched glibc and the test kernels
                 (plain and debug); print where each artifact is
   glibc         extract Debian's glibc 2.36, apply the overlay, build it
-  kernel [--debug|--both]
+  kernel [--v3] [--debug|--both]
                 build the kernel with the series in patches/kernel/
-                (scripts/kernel.sh; see kernel/README.md)
+                (scripts/kernel.sh; see kernel/README.md); --v3: the v3
+                series in progress, patches/kernel-v3/ on Debian's
+                linux-source-7.3, to build/kernel-v3[-debug]
+  sources       fetch the v3 bases pinned in patches/sources.lock (Debian
+                experimental's linux-source-7.3 and glibc-source 2.44)
+                into the cache, without touching the machine's APT
+                configuration (scripts/sources.sh)
   vm [--debug] [--icount] [--timeout S] [--dmesg-check] -- CMD ARGS...
                 boot that kernel under QEMU, run CMD in it, return its
                 status (scripts/vm.sh; also start/exec/stop for a
@@ -144,6 +151,7 @@ case "${1:-all}" in
   deb)       shift; . scripts/deb.sh; deb_main "$@" ;;
   deb-test)  shift; . scripts/deb.sh; . scripts/deb-test.sh; debtest_main "$@" ;;
   container) shift; . scripts/container.sh; container_main "$@" ;;
+  sources)   sources_main ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;

@@ -1,11 +1,13 @@
 # scripts/kernel.sh -- build the uring-spawn test kernel.
 #
-#   bash scripts/kernel.sh [--debug | --both]
+#   bash scripts/kernel.sh [--v3] [--debug | --both]
 #   (or sourced by build.sh, which then calls: kernel_build [--debug])
 #
 # Debian's /usr/src/linux-source-6.12.tar.xz + patches/kernel/0*.patch
 # (in order, the cover letter excluded) + kernel/config.fragment
-# [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers:
+# [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers.
+# --v3: the v3 series in progress instead, patches/kernel-v3/ on Debian's
+# linux-source-7.3 (scripts/sources.sh), to build/kernel-v3[-debug].
 #
 #   build/kernel/bzImage            plain kernel
 #   build/kernel/usr/include        its `make headers_install` (patched
@@ -34,6 +36,21 @@ _kernel_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 declare -F step >/dev/null || . "$_kernel_here/scripts/lib.sh"
 
 KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# The series applied to it, and what build/kernel* is called for it.
+KERNEL_SERIES_DIR=${KERNEL_SERIES_DIR:-$_kernel_here/patches/kernel}
+KERNEL_LINK=${KERNEL_LINK:-kernel}
+
+# The v3 series in progress: patches/kernel-v3/ on Debian's
+# linux-source-7.3 (patches/sources.lock, scripts/sources.sh), built to
+# build/kernel-v3 and build/kernel-v3-debug.
+kernel_use_v3 ()
+{
+  [ -n "${TOP:-}" ] || TOP=$_kernel_here
+  declare -F sources_get >/dev/null || . "$_kernel_here/scripts/sources.sh"
+  KERNEL_TARBALL=$(sources_get linux-source-7.3) || exit 1
+  KERNEL_SERIES_DIR=$_kernel_here/patches/kernel-v3
+  KERNEL_LINK=kernel-v3
+}
 # Bump when the way a kernel is configured or built changes.
 _KERNEL_RECIPE=3
 
@@ -55,7 +72,7 @@ kernel_tarball_hash ()
 kernel_patches ()
 {
   local p
-  for p in "$_kernel_here"/patches/kernel/0*.patch; do
+  for p in "$KERNEL_SERIES_DIR"/0*.patch; do
     [ -f "$p" ] || continue
     case ${p##*/} in
       0000-*|*cover-letter*) continue ;;
@@ -210,9 +227,11 @@ kernel_build ()
 {
   local variant=plain
   [ "${1:-}" = --debug ] && variant=debug
-  local link=$_kernel_here/build/kernel
-  [ $variant = debug ] && link=$_kernel_here/build/kernel-debug
-  [ -f "$KERNEL_TARBALL" ] || need_packages linux-source-6.12
+  local link=$_kernel_here/build/$KERNEL_LINK
+  [ $variant = debug ] && link=$link-debug
+  case $KERNEL_TARBALL in
+    /usr/src/linux-source-6.12.tar.xz) [ -f "$KERNEL_TARBALL" ] || need_packages linux-source-6.12 ;;
+  esac
   [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
   local key out th
   th=$(kernel_tarball_hash)
@@ -303,11 +322,15 @@ _kernel_build_locked ()
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -eo pipefail
+  if [ "${1:-}" = --v3 ]; then
+    kernel_use_v3
+    shift
+  fi
   case "${1:-}" in
     '') kernel_build ;;
     --debug) kernel_build --debug ;;
     --both) kernel_build && kernel_build --debug ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "usage: bash scripts/kernel.sh [--debug | --both]" ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "usage: bash scripts/kernel.sh [--v3] [--debug | --both]" ;;
   esac
 fi

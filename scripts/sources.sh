@@ -1,0 +1,144 @@
+# scripts/sources.sh -- the v3 bases, fetched from Debian's experimental
+# suite without touching the machine's APT configuration.  Sourced by
+# build.sh after scripts/lib.sh; `./build.sh sources` runs sources_main.
+#
+# patches/sources.lock names, for each base, the Debian package, the
+# version the series was tested on and the sha256 of that .deb:
+#
+#   PACKAGE VERSION SHA256 PATH-IN-PACKAGE
+#
+# The .debs are kept in $CACHE/sources/debs/ (experimental drops old
+# versions, so the cache is the only copy) and unpacked once into
+# $CACHE/sources/PACKAGE_VERSION/.  On a machine without the pinned .deb
+# the archive's current version is taken: with the pinned version and a
+# different hash the build stops (the archive changed what a version
+# is); with another version it warns loudly and goes on, and only a
+# series that stops applying or building fails.
+#
+# The private APT state (sources list, lists, archives) lives in
+# $CACHE/sources/apt/: apt-get update and download only, never install.
+
+SOURCES_LOCK=$TOP/patches/sources.lock
+SOURCES_DIR=$CACHE/sources
+SOURCES_MIRROR=${SOURCES_MIRROR:-http://deb.debian.org/debian}
+SOURCES_SUITE=experimental
+
+# The private apt-get (or apt-cache, as _sources_apt apt-cache ...): our
+# lists, our archives, no other sources.
+_sources_apt ()
+{
+  local a=$SOURCES_DIR/apt tool=apt-get
+  case $1 in apt-cache) tool=apt-cache; shift ;; esac
+  "$tool" -q -o Dir::Etc::SourceList="$a/sources.list" \
+    -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$a/lists" \
+    -o Dir::Cache="$a/cache" -o Dir::Cache::archives="$a/cache/archives" "$@"
+}
+
+_sources_apt_init ()
+{
+  local a=$SOURCES_DIR/apt
+  mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || die "cannot create $a"
+  cat > "$a/sources.list" <<EOF
+deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $SOURCES_MIRROR $SOURCES_SUITE main
+EOF
+  # The lists are refreshed at most once a day.
+  local stamp=$a/lists/.updated
+  if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+    step "$CACHE/logs/sources-apt.log" "reading Debian $SOURCES_SUITE's package lists (private APT state in $a)" \
+      _sources_apt update
+    touch "$stamp"
+  fi
+}
+
+# The lock's line for PACKAGE: "VERSION SHA256 PATH".
+_sources_locked ()
+{
+  awk -v p="$1" '$1 == p { print $2, $3, $4 }' "$SOURCES_LOCK"
+}
+
+# sources_get PACKAGE: print the directory where the pinned (or, failing
+# that, the current) version of PACKAGE is unpacked.
+sources_get ()
+{
+  local pkg=$1 ver sum path deb got
+  read -r ver sum path <<<"$(_sources_locked "$pkg")"
+  [ -n "$ver" ] || die "$pkg is not in $SOURCES_LOCK"
+  mkdir -p "$SOURCES_DIR/debs"
+  deb=$SOURCES_DIR/debs/${pkg}_$(printf '%s' "$ver" | sed 's/:/%3a/')_all.deb
+  if [ ! -f "$deb" ]; then
+    need_packages debian-archive-keyring
+    _sources_apt_init
+    local have
+    have=$(_sources_apt_policy "$pkg")
+    [ -n "$have" ] || die "$pkg: Debian $SOURCES_SUITE has no such package (see $CACHE/logs/sources-apt.log)"
+    if [ "$have" != "$ver" ]; then
+      _sources_warn_newer "$pkg" "$ver" "$have"
+      ver=$have sum=
+      deb=$SOURCES_DIR/debs/${pkg}_$(printf '%s' "$ver" | sed 's/:/%3a/')_all.deb
+    fi
+    if [ ! -f "$deb" ]; then
+      step "$CACHE/logs/sources-$pkg.log" "downloading $pkg $ver from Debian $SOURCES_SUITE" \
+	_sources_download "$pkg" "$ver" "$deb"
+    fi
+  fi
+  got=$(sha256sum < "$deb" | cut -d' ' -f1)
+  if [ -n "$sum" ] && [ "$sum" != - ] && [ "$got" != "$sum" ]; then
+    die "$deb: sha256 $got, but $SOURCES_LOCK records $sum for $pkg $ver: these are not the bytes the series was tested on (a damaged cache, or the archive changed what this version is); find out which before you remove the file and fetch it again"
+  fi
+  local dir=$SOURCES_DIR/${pkg}_$ver
+  if [ ! -f "$dir/.done" ]; then
+    rm -rf "$dir" "$dir.tmp"
+    step "$CACHE/logs/sources-$pkg.log" "unpacking $pkg $ver" \
+      dpkg-deb -x "$deb" "$dir.tmp"
+    [ -e "$dir.tmp/$path" ] || die "$pkg $ver has no $path"
+    printf '%s %s %s\n' "$pkg" "$ver" "$got" > "$dir.tmp/.done" && mv "$dir.tmp" "$dir" \
+      || die "cannot create $dir"
+  fi
+  printf '%s\n' "$dir/$path"
+}
+
+# The newest version of PACKAGE in the suite (the private lists only:
+# the version installed here, if any, does not count).
+_sources_apt_policy ()
+{
+  _sources_apt apt-cache madison "$1" 2>/dev/null \
+    | awk -F' [|] ' -v s="$SOURCES_SUITE/" 'index($3, s) && $3 ~ /Packages/ { gsub(/ /, "", $2); print $2; exit }' || true
+}
+
+_sources_download ()
+{
+  local pkg=$1 ver=$2 deb=$3
+  ( cd "$SOURCES_DIR/debs" && _sources_apt download "$pkg=$ver" ) || return 1
+  # apt-get download names the file itself; find it by package and version.
+  local f
+  f=$(ls -t "$SOURCES_DIR"/debs/"${pkg}"_*_all.deb 2>/dev/null | head -n 1)
+  [ -n "$f" ] || return 1
+  [ "$f" = "$deb" ] || mv -f "$f" "$deb"
+}
+
+_sources_warn_newer ()
+{
+  local pkg=$1 want=$2 have=$3 i
+  for i in 1 2 3; do
+    printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+  done
+  cat >&2 <<EOF
+build.sh: WARNING: $pkg $want, the version the series was tested on
+  ($SOURCES_LOCK), is not in the cache, and Debian $SOURCES_SUITE now has
+  $have: building on $have instead.  The series may not apply or may
+  behave differently; if it builds and passes, record $have and its sha256
+  in $SOURCES_LOCK.
+EOF
+  printf '!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n' >&2
+}
+
+# ./build.sh sources: fetch and unpack every base in the lock, print
+# where each tarball is.
+sources_main ()
+{
+  local pkg where
+  for pkg in $(awk '!/^#/ && NF { print $1 }' "$SOURCES_LOCK"); do
+    where=$(sources_get "$pkg") || exit 1
+    say "$pkg: $where"
+  done
+}
