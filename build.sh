@@ -19,12 +19,21 @@ Usage: ./build.sh [COMMAND] [ARGS]
 Commands:
   (none), all   build everything: the patched glibc and the test kernels
                 (plain and debug); print where each artifact is
-  glibc         extract Debian's glibc 2.36, apply the overlay, build it
+  glibc [--v3 | --v3-stock]
+                extract Debian's glibc 2.36, apply the overlay, build it;
+                --v3: glibc 2.44 with the v3 series in progress
+                (build/glibc-v3); --v3-stock: stock 2.44, Debian's source
+                as it is (build/glibc-v3-stock)
   kernel [--v3] [--debug|--both]
                 build the kernel with the series in patches/kernel/
                 (scripts/kernel.sh; see kernel/README.md); --v3: the v3
                 series in progress, patches/kernel-v3/ on Debian's
                 linux-source-7.3, to build/kernel-v3[-debug]
+  kernel-each [--no-configs]
+                each patch of the v3 series on its own: checkpatch, then
+                patches 1..N applied and the objects patch N touches
+                built; then the whole series without CONFIG_IO_URING and
+                without CONFIG_AUDIT (scripts/kernel-each.sh)
   sources       fetch the v3 bases pinned in patches/sources.lock (Debian
                 experimental's linux-source-7.3 and glibc-source 2.44)
                 into the cache, without touching the machine's APT
@@ -61,8 +70,11 @@ Commands:
                 docker/Dockerfile built with buildah on a debootstrapped
                 bookworm base, then its default command (./build.sh
                 check) run in it (scripts/container.sh)
-  patch         regenerate patches/0001-posix_spawn-io_uring.patch from
-                sysdeps-overlay/, tests/ and patches/glibc-hunks/
+  patch [--v3]  regenerate patches/0001-posix_spawn-io_uring.patch from
+                sysdeps-overlay/, tests/ and patches/glibc-hunks/; --v3:
+                patches/glibc-v3/posix_spawn-io_uring.mbox, the v3 series
+                on 2.44, from sysdeps-overlay-v3/, tests/glibc-v3/ and
+                patches/glibc-v3/
   clean         remove build/ and glibc/ from the clone (the cache in
                 \$URING_SPAWN_CACHE stays; "clean --all" removes it too)
   help          this text
@@ -143,7 +155,7 @@ cmd_clean ()
 
 case "${1:-all}" in
   all)       cmd_all ;;
-  glibc)     glibc_build ;;
+  glibc)     shift; glibc_main "$@" ;;
   kernel)    shift; bash scripts/kernel.sh "$@" ;;
   vm)        shift; exec bash scripts/vm.sh "$@" ;;
   check)     cmd_check ;;
@@ -152,7 +164,8 @@ case "${1:-all}" in
   deb-test)  shift; . scripts/deb.sh; . scripts/deb-test.sh; debtest_main "$@" ;;
   container) shift; . scripts/container.sh; container_main "$@" ;;
   sources)   sources_main ;;
-  patch)     glibc_patch_write ;;
+  kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;
+  patch)     shift; [ "${1:-}" = --v3 ] && glibc_use_v3; glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;
   *)         usage >&2; die "unknown command: $1" ;;

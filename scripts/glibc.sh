@@ -2,6 +2,14 @@
 # tests.  Sourced by build.sh after scripts/lib.sh.
 
 GLIBC_TARBALL=/usr/src/glibc/glibc-2.36.tar.xz
+GLIBC_VERSION=2.36
+# What the patch is made of (see glibc_desired), and where builds link.
+G_OVERLAY=sysdeps-overlay
+G_TESTS=tests
+G_HUNKS=patches/glibc-hunks
+G_SERIES=patches/glibc-series
+G_BASE=patches/glibc-overlay-base.sha256
+G_LINK=glibc
 GLIBC_PACKAGES=(glibc-source build-essential gawk bison python3 xz-utils
 		git patch rsync)
 # Configure arguments.  MAKEINFO=: because Debian's tarball carries no
@@ -17,6 +25,40 @@ PATCH_NAME=0001-posix_spawn-io_uring.patch
 PATCH_IDENT="uring-spawn developers <dev@uring-spawn.invalid>"
 PATCH_DATE="2026-11-30T00:00:00+00:00"
 
+# The v3 series in progress: Debian experimental's glibc 2.44
+# (patches/sources.lock), sysdeps-overlay-v3/, tests/glibc-v3/ and
+# patches/glibc-v3/; built in build/glibc-v3, source link glibc-v3.
+glibc_use_v3 ()
+{
+  GLIBC_TARBALL=$(sources_get glibc-source) || exit 1
+  GLIBC_VERSION=2.44
+  G_OVERLAY=sysdeps-overlay-v3
+  G_TESTS=tests/glibc-v3
+  G_HUNKS=patches/glibc-v3/hunks
+  G_SERIES=patches/glibc-v3/series
+  G_BASE=patches/glibc-v3/overlay-base.sha256
+  G_LINK=glibc-v3
+  PATCH_NAME=glibc-v3/posix_spawn-io_uring.mbox
+  local p keep=()
+  for p in "${GLIBC_PACKAGES[@]}"; do
+    [ "$p" = glibc-source ] || keep+=("$p")
+  done
+  GLIBC_PACKAGES=("${keep[@]}")
+}
+
+# ./build.sh glibc [--v3 | --v3-stock]: the patched glibc 2.36 (v2), or
+# glibc 2.44 with the v3 series in progress, or stock 2.44 (the
+# benchmark's and the comparisons' reference).
+glibc_main ()
+{
+  case "${1:-}" in
+    '') glibc_build ;;
+    --v3) glibc_use_v3; glibc_build ;;
+    --v3-stock) glibc_use_v3; glibc_stock_build ;;
+    *) die "usage: ./build.sh glibc [--v3 | --v3-stock]" ;;
+  esac
+}
+
 # Set the cache paths.  The source trees are keyed by the tarball; the
 # build directory also by the compiler and the configure arguments.  The
 # overlay is NOT part of the key: it is synced into the source tree file
@@ -26,7 +68,7 @@ glibc_paths ()
   [ -n "${GDIR:-}" ] && return 0
   need_packages "${GLIBC_PACKAGES[@]}"
   [ -f "$GLIBC_TARBALL" ] || die "$GLIBC_TARBALL missing (package glibc-source)"
-  GDIR=$CACHE/glibc-2.36-$(hash_of "$GLIBC_TARBALL")
+  GDIR=$CACHE/glibc-$GLIBC_VERSION-$(hash_of "$GLIBC_TARBALL")
   PRISTINE=$GDIR/pristine
   GSRC=$GDIR/src
   GBUILD=$GDIR/build-$(hash_of "$(gcc --version | head -n 1)" \
@@ -54,12 +96,12 @@ glibc_extract ()
 # would silently revert Debian's change, so stop and say so.
 glibc_overlay_base_check ()
 {
-  local base=$TOP/patches/glibc-overlay-base.sha256 bad
+  local base=$TOP/$G_BASE bad
   [ -r "$base" ] || die "$base missing"
   bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
 	  | sed -n 's/: FAILED.*//p' || true)
   [ -z "$bad" ] && return 0
-  die "Debian's glibc-source $(dpkg-query -W -f='${Version}' glibc-source 2>/dev/null) changed $(echo $bad), which sysdeps-overlay/ replaces whole: merge that change into sysdeps-overlay/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in patches/glibc-overlay-base.sha256"
+  die "Debian's glibc $GLIBC_VERSION ($GLIBC_TARBALL) changed $(echo $bad), which $G_OVERLAY/ replaces whole: merge that change into $G_OVERLAY/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in $G_BASE"
 }
 
 # Make $GDIR/desired hold every file our patches change, as it must be:
@@ -74,25 +116,26 @@ glibc_desired ()
   mkdir -p "$d"
   # Patch 1 of the series, as diffs of glibc's files; the overlay below
   # holds the final version of those it also replaces.
-  for hunk in patches/glibc-series/0001-*.diff; do
+  for hunk in "$G_SERIES"/0001-*.diff; do
+    [ -f "$hunk" ] || continue
     for rel in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$hunk"); do
       mkdir -p "$d/$(dirname "$rel")"
       [ -f "$PRISTINE/$rel" ] && cp "$PRISTINE/$rel" "$d/$rel"
     done
     patch -s -p1 -d "$d" --no-backup-if-mismatch < "$hunk" \
-      || die "$hunk does not apply to glibc 2.36"
+      || die "$hunk does not apply to glibc $GLIBC_VERSION"
   done
-  (cd sysdeps-overlay && find . -type f) | sort | while read -r f; do
+  [ ! -d "$G_OVERLAY" ] || (cd "$G_OVERLAY" && find . -type f) | sort | while read -r f; do
     rel=sysdeps/${f#./}
     mkdir -p "$d/$(dirname "$rel")"
-    cp "sysdeps-overlay/$f" "$d/$rel"
+    cp "$G_OVERLAY/$f" "$d/$rel"
   done
-  for f in tests/tst-*.c; do
+  for f in "$G_TESTS"/tst-*.c; do
     [ -f "$f" ] || continue
     mkdir -p "$d/sysdeps/unix/sysv/linux"
     cp "$f" "$d/sysdeps/unix/sysv/linux/"
   done
-  for hunk in patches/glibc-hunks/*.diff; do
+  for hunk in "$G_HUNKS"/*.diff; do
     [ -f "$hunk" ] || continue
     for rel in $(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$hunk"); do
       [ -e "$d/$rel" ] && die "$hunk edits $rel, which the overlay or patch 1 changes"
@@ -100,7 +143,7 @@ glibc_desired ()
       cp "$PRISTINE/$rel" "$d/$rel"
     done
     patch -s -p1 -d "$d" --no-backup-if-mismatch < "$hunk" \
-      || die "$hunk does not apply to glibc 2.36"
+      || die "$hunk does not apply to glibc $GLIBC_VERSION"
   done
   (cd "$d" && find . -type f | sed 's|^\./||' | sort) > "$GDIR/desired.list"
 }
@@ -148,7 +191,7 @@ glibc_sources ()
   glibc_extract "$PRISTINE"
   glibc_extract "$GSRC"
   glibc_sync
-  ln -sfn "$GSRC" glibc
+  ln -sfn "$GSRC" "$G_LINK"
 }
 
 glibc_build ()
@@ -156,7 +199,7 @@ glibc_build ()
   glibc_sources
   local stamp=$GBUILD/.uring-spawn-built
   mkdir -p build
-  ln -sfn "$GBUILD" build/glibc
+  ln -sfn "$GBUILD" "build/$G_LINK"
   if [ "$GLIBC_SYNCED" = 0 ] && [ -f "$stamp" ]; then
     say "glibc: up to date ($GBUILD)"
     return 0
@@ -181,7 +224,7 @@ glibc_configure_make ()
     locked make -C "$build" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
 }
 
-# The stock glibc 2.36 -- Debian's source without our patch -- that the
+# The stock glibc -- Debian's source without our patch -- that the
 # benchmarks (bench/) compare against.  Its own extracted copy, never
 # synced with the overlay (the pristine tree stays untouched by a build),
 # and a build directory keyed like $GBUILD.  Built once; later calls only
@@ -193,7 +236,7 @@ glibc_stock_build ()
   GSTOCK=$GDIR/stock-${GBUILD##*/}
   local stamp=$GSTOCK/.uring-spawn-built
   mkdir -p build
-  ln -sfn "$GSTOCK" build/glibc-stock
+  ln -sfn "$GSTOCK" "build/$G_LINK-stock"
   if [ -f "$stamp" ]; then
     say "stock glibc: up to date ($GSTOCK)"
     return 0
@@ -210,7 +253,7 @@ glibc_stock_build ()
 # with patches/glibc-series/0001-*.diff), then ours (patch 2).
 glibc_patch_make ()
 {
-  local out=$1 tmp f
+  local out=$1 tmp f msg n=0
   glibc_paths
   glibc_extract "$PRISTINE"
   glibc_desired
@@ -229,17 +272,31 @@ glibc_patch_make ()
       fi
     done < "$GDIR/desired.list"
     git add -A
-    git commit -q --allow-empty -m "glibc 2.36 (Debian glibc-source)"
-    for f in "$TOP"/patches/glibc-series/0001-*.diff; do
-      patch -s -p1 --no-backup-if-mismatch < "$f" \
-	|| die "$f does not apply to glibc 2.36"
+    git commit -q --allow-empty -m "glibc $GLIBC_VERSION (Debian glibc-source)"
+    # Each mail NNNN.msg of the series commits: the diffs NNNN-*.diff
+    # applied to glibc's files, or the desired files NNNN.files lists,
+    # or, the last, everything that is left.
+    for msg in "$TOP/$G_SERIES"/[0-9][0-9][0-9][0-9].msg; do
+      local stem=${msg%.msg} diffs=
+      n=$((n + 1))
+      for f in "$stem"-*.diff; do
+	[ -f "$f" ] || continue
+	diffs=1
+	patch -s -p1 --no-backup-if-mismatch < "$f" \
+	  || die "$f does not apply to glibc $GLIBC_VERSION"
+      done
+      if [ -f "$stem.files" ]; then
+	while read -r f; do
+	  mkdir -p "$(dirname "$f")" && cp "$GDIR/desired/$f" "$f" \
+	    || die "$stem.files: $f is not a file of the patch"
+	done < "$stem.files"
+      elif [ -z "$diffs" ]; then
+	cp -r "$GDIR/desired/." .
+      fi
+      git add -A
+      git commit -q -F "$msg"
     done
-    git add -A
-    git commit -q -F "$TOP/patches/glibc-series/0001.msg"
-    cp -r "$GDIR/desired/." .
-    git add -A
-    git commit -q -F "$TOP/patches/glibc-series/0002.msg"
-    git format-patch -q -2 --stdout --no-signature --stat=72 HEAD
+    git format-patch -q -$n --stdout --no-signature --stat=72 HEAD
   ) > "$out"
   rm -rf "$tmp"
 }
@@ -250,9 +307,8 @@ glibc_patch_write ()
   say "wrote patches/$PATCH_NAME ($(grep -c '^Subject: ' "patches/$PATCH_NAME") patches, $(grep -c '^diff --git' "patches/$PATCH_NAME") diffs)"
 }
 
-# The committed series matches the overlay, and git am applies its two
-# patches in turn to Debian's glibc 2.36 (to copies of the files they
-# touch).
+# The committed series matches the overlay, and git am applies its
+# patches in turn to Debian's glibc (to copies of the files they touch).
 glibc_patch_check ()
 {
   local tmp dir f
@@ -276,7 +332,7 @@ glibc_patch_check ()
 	done \
       && git add -A && git commit -q -m base \
       && git am -q "$TOP/patches/$PATCH_NAME"
-  ) || { rm -rf "$dir"; die "git am patches/$PATCH_NAME fails on Debian's glibc 2.36"; }
+  ) || { rm -rf "$dir"; die "git am patches/$PATCH_NAME fails on Debian's glibc $GLIBC_VERSION"; }
   # And with patch -p1, as quilt applies it: on copies of the same files
   # (a dry run cannot see the first mail's changes under the second's).
   rm -rf "$dir" && mkdir -p "$dir"
@@ -287,9 +343,9 @@ glibc_patch_check ()
 	fi
       done
   patch -s -p1 -d "$dir" < "patches/$PATCH_NAME" \
-    || { rm -rf "$dir"; die "patches/$PATCH_NAME does not apply to Debian's glibc 2.36 with patch -p1"; }
+    || { rm -rf "$dir"; die "patches/$PATCH_NAME does not apply to Debian's glibc $GLIBC_VERSION with patch -p1"; }
   rm -rf "$dir"
-  say "patches/$PATCH_NAME is in sync with the overlay and its 2 patches apply in turn to glibc 2.36 (git am, patch -p1)"
+  say "patches/$PATCH_NAME is in sync with the overlay and its $(grep -c '^Subject: ' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
 }
 
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/

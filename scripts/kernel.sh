@@ -7,7 +7,8 @@
 # (in order, the cover letter excluded) + kernel/config.fragment
 # [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers.
 # --v3: the v3 series in progress instead, patches/kernel-v3/ on Debian's
-# linux-source-7.3 (scripts/sources.sh), to build/kernel-v3[-debug].
+# linux-source-7.3 (scripts/sources.sh) with kernel/v3/*.fragment, to
+# build/kernel-v3[-debug].
 #
 #   build/kernel/bzImage            plain kernel
 #   build/kernel/usr/include        its `make headers_install` (patched
@@ -39,6 +40,9 @@ KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 # The series applied to it, and what build/kernel* is called for it.
 KERNEL_SERIES_DIR=${KERNEL_SERIES_DIR:-$_kernel_here/patches/kernel}
 KERNEL_LINK=${KERNEL_LINK:-kernel}
+# The configuration: tinyconfig + this (+ the debug one for --debug).
+KERNEL_FRAGMENT=${KERNEL_FRAGMENT:-$_kernel_here/kernel/config.fragment}
+KERNEL_DEBUG_FRAGMENT=${KERNEL_DEBUG_FRAGMENT:-$_kernel_here/kernel/debug.fragment}
 
 # The v3 series in progress: patches/kernel-v3/ on Debian's
 # linux-source-7.3 (patches/sources.lock, scripts/sources.sh), built to
@@ -50,6 +54,8 @@ kernel_use_v3 ()
   KERNEL_TARBALL=$(sources_get linux-source-7.3) || exit 1
   KERNEL_SERIES_DIR=$_kernel_here/patches/kernel-v3
   KERNEL_LINK=kernel-v3
+  KERNEL_FRAGMENT=$_kernel_here/kernel/v3/config.fragment
+  KERNEL_DEBUG_FRAGMENT=$_kernel_here/kernel/v3/debug.fragment
 }
 # Bump when the way a kernel is configured or built changes.
 _KERNEL_RECIPE=3
@@ -93,8 +99,8 @@ _kernel_patch_files ()
 # Print the cache key of a variant (plain|debug).
 kernel_key ()
 {
-  local variant=$1 frags=("$_kernel_here/kernel/config.fragment")
-  [ "$variant" = debug ] && frags+=("$_kernel_here/kernel/debug.fragment")
+  local variant=$1 frags=("$KERNEL_FRAGMENT")
+  [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
   local patches
   mapfile -t patches < <(kernel_patches)
   hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
@@ -294,8 +300,8 @@ _kernel_build_locked ()
   _kernel_extract "$src"
   _kernel_sync_tree "$src" "$tree"
   mkdir -p "$obj"
-  local frags=("$_kernel_here/kernel/config.fragment")
-  [ "$variant" = debug ] && frags+=("$_kernel_here/kernel/debug.fragment")
+  local frags=("$KERNEL_FRAGMENT")
+  [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
   local mk=(make -C "$tree" O="$obj" ARCH=x86_64 -j"$JOBS")
   # tinyconfig, then our fragments on top, then fill in the defaults.
   step "$CACHE/logs/kernel-$variant-config.log" "configuring the $variant kernel" \

@@ -1,0 +1,111 @@
+# scripts/kernel-each.sh -- every patch of the v3 kernel series on its own.
+#
+#   ./build.sh kernel-each [--no-configs]
+#
+# For patch N of patches/kernel-v3/ (the cover letter excluded), in order:
+#   - checkpatch.pl --strict of the 7.3 tree, Signed-off-by aside (left to
+#     whoever sends the series);
+#   - patches 1..N applied to a copy of the tree, and the objects of the
+#     C files patch N touches compiled (W=1, warnings are errors) with the
+#     test kernel's configuration; a patch that touches only headers
+#     builds vmlinux.
+# Then, unless --no-configs, the whole series is built (vmlinux) with
+# that configuration less CONFIG_IO_URING and less CONFIG_AUDIT.
+# Ends with "kernel-each: N passed, N failed"; logs in
+# $CACHE/logs/kernel-each/.  Every compile holds the build lock.
+
+kernel_each_main ()
+{
+  local configs=1
+  case "${1:-}" in
+    --no-configs) configs=0 ;;
+    '') ;;
+    *) die "usage: ./build.sh kernel-each [--no-configs]" ;;
+  esac
+  . "$TOP/scripts/kernel.sh"
+  kernel_use_v3
+  need_packages build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils git perl
+  local th src each obj logs
+  th=$(kernel_tarball_hash)
+  src=$CACHE/kernel/src-$th
+  each=$CACHE/kernel/each-$th
+  obj=$CACHE/kernel/obj-$th-each
+  logs=$CACHE/logs/kernel-each
+  mkdir -p "$CACHE/kernel" "$logs"
+  exec 8>"$CACHE/kernel/.tree.lock"
+  flock 8
+  _kernel_extract "$src"
+  rm -rf "$each" && cp -al "$src" "$each" && rm -f "$each/.done" \
+    || die "cannot create $each"
+
+  local patches p n=0 pass=0 fail=0 files objs f log
+  mapfile -t patches < <(kernel_patches)
+  [ ${#patches[@]} -gt 0 ] || die "no patches in $KERNEL_SERIES_DIR"
+  local mk=(make -C "$each" O="$obj" ARCH=x86_64 -j"$JOBS")
+  mkdir -p "$obj"
+  step "$logs/config.log" "kernel-each: configuring (the test kernel's configuration)" \
+    _kernel_configure "$obj" 1 "$KERNEL_FRAGMENT" "${mk[@]}"
+  for p in "${patches[@]}"; do
+    n=$((n + 1))
+    log=$logs/$(printf '%02d' $n).log
+    files=$(_kernel_patch_files "$p")
+    # The tree is hard-linked to the pristine one: replace what the patch
+    # touches before it is written.
+    while IFS= read -r f; do
+      [ -n "$f" ] && [ -f "$each/$f" ] && { cp "$each/$f" "$each/$f.new" && mv -f "$each/$f.new" "$each/$f"; }
+    done <<< "$files"
+    if ! (cd "$each" && GIT_CEILING_DIRECTORIES=$CACHE git apply -p1 "$p") >"$log" 2>&1; then
+      say "patch $n: FAIL: does not apply (${p##*/}; $log)"
+      fail=$((fail + 1)); break
+    fi
+    if perl "$each/scripts/checkpatch.pl" --no-tree --strict --ignore MISSING_SIGN_OFF \
+	 -q "$p" >>"$log" 2>&1; then
+      pass=$((pass + 1))
+    else
+      say "patch $n: FAIL: checkpatch (${p##*/}; $log)"
+      fail=$((fail + 1))
+    fi
+    objs=$(printf '%s\n' "$files" | sed -n 's/\.c$/.o/p')
+    [ -n "$objs" ] || objs=vmlinux
+    # shellcheck disable=SC2086
+    if run_step "$log.build" "patch $n: building $(echo $objs)" \
+	 _kernel_make_timed "$obj/.make-seconds" "${mk[@]}" W=1 KCFLAGS=-Werror $objs; then
+      pass=$((pass + 1))
+      say "patch $n: ok (${p##*/})"
+    else
+      fail=$((fail + 1))
+      say "patch $n: FAIL: build (${p##*/}; $log.build)"
+    fi
+  done
+  if [ "$configs" = 1 ] && [ "$n" -eq ${#patches[@]} ]; then
+    local sym
+    for sym in IO_URING AUDIT; do
+      local o2=$CACHE/kernel/obj-$th-each-no-$sym frag=$logs/no-$sym.fragment
+      { cat "$KERNEL_FRAGMENT"; printf '# CONFIG_%s is not set\n' "$sym"; } > "$frag"
+      mkdir -p "$o2"
+      local mk2=(make -C "$each" O="$o2" ARCH=x86_64 -j"$JOBS")
+      if run_step "$logs/no-$sym.log" "the whole series without CONFIG_$sym (vmlinux)" \
+	   _kernel_each_without "$sym" "$o2" "$frag" "${mk2[@]}"; then
+	pass=$((pass + 1))
+      else
+	fail=$((fail + 1))
+      fi
+    done
+  fi
+  exec 8>&-
+  printf 'kernel-each: %d passed, %d failed\n' "$pass" "$fail"
+  [ "$fail" -eq 0 ]
+}
+
+# _kernel_each_without SYM OBJ FRAGMENT MAKE...: configure with FRAGMENT
+# (which turns SYM off), check that SYM is off, build vmlinux.
+_kernel_each_without ()
+{
+  local sym=$1 o2=$2 frag=$3; shift 3
+  _kernel_configure "$o2" 1 "$frag" "$@" || return 1
+  if grep -q "^CONFIG_$sym=" "$o2/.config"; then
+    echo "CONFIG_$sym is still set in $o2/.config"
+    return 1
+  fi
+  _kernel_make_timed "$o2/.make-seconds" "$@" vmlinux
+}

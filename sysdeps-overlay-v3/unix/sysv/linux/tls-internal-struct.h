@@ -1,0 +1,46 @@
+/* Per-thread state for internal use.  Linux version.
+   Copyright (C) 2020-2026 Free Software Foundation, Inc.
+   This file is part of the GNU C Library.
+
+   The GNU C Library is free software; you can redistribute it and/or
+   modify it under the terms of the GNU Lesser General Public
+   License as published by the Free Software Foundation; either
+   version 2.1 of the License, or (at your option) any later version.
+
+   The GNU C Library is distributed in the hope that it will be useful,
+   but WITHOUT ANY WARRANTY; without even the implied warranty of
+   MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+   Lesser General Public License for more details.
+
+   You should have received a copy of the GNU Lesser General Public
+   License along with the GNU C Library; if not, see
+   <https://www.gnu.org/licenses/>.  */
+
+#ifndef _TLS_INTERNAL_STRUCT_H
+#define _TLS_INTERNAL_STRUCT_H 1
+
+/* The thread's io_uring ring for posix_spawn (spawni-uring.c).  */
+struct spawn_ring
+{
+  char *mem;			/* Its rings and SQEs, or null.  */
+  unsigned int index;		/* Its registered-ring index.  */
+  unsigned int sq_tail;		/* Our copies of the SQ tail and */
+  unsigned int cq_head;		/* the CQ head.  */
+  unsigned short int sq_tail_off;	/* Offsets in MEM of the kernel's */
+  unsigned short int sq_entries_off;	/* SQ tail and ring size, CQ head, */
+  unsigned short int cq_head_off;	/* CQ tail and CQEs.  */
+  unsigned short int cq_tail_off;
+  unsigned short int cqes_off;
+  unsigned short int failed;	/* Making one failed for good.  */
+  unsigned short int backoff;	/* Spawns to leave to clone after the */
+  unsigned short int backoff_left;	/* kernel refused; left of them.  */
+};
+
+struct tls_internal_t
+{
+  char *strsignal_buf;
+  char *strerror_l_buf;
+  struct spawn_ring spawn_ring;
+};
+
+#endif
