@@ -3,8 +3,8 @@
 #   ./build.sh kernel-each [--no-configs]
 #
 # For patch N of patches/kernel-v3/ (the cover letter excluded), in order:
-#   - checkpatch.pl --strict of the 7.3 tree, Signed-off-by aside (left to
-#     whoever sends the series);
+#   - checkpatch.pl of the 7.3 tree, clean but for the Signed-off-by (left
+#     to whoever sends the series);
 #   - patches 1..N applied to a copy of the tree, and the objects of the
 #     C files patch N touches compiled (W=1, warnings are errors) with the
 #     test kernel's configuration; a patch that touches only headers
@@ -58,8 +58,10 @@ kernel_each_main ()
       say "patch $n: FAIL: does not apply (${p##*/}; $log)"
       fail=$((fail + 1)); break
     fi
-    if perl "$each/scripts/checkpatch.pl" --no-tree --strict --ignore MISSING_SIGN_OFF \
-	 -q "$p" >>"$log" 2>&1; then
+    # From the tree (run elsewhere, checkpatch misreads the mails).
+    # FILE_PATH_CHANGES: io_uring/ as a whole is in MAINTAINERS already.
+    if (cd "$each" && perl scripts/checkpatch.pl --no-tree \
+	  --ignore MISSING_SIGN_OFF,FILE_PATH_CHANGES -q "$p") >>"$log" 2>&1; then
       pass=$((pass + 1))
     else
       say "patch $n: FAIL: checkpatch (${p##*/}; $log)"

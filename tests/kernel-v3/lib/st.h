@@ -1,0 +1,1113 @@
+/* tests/kernel-v3/lib/st.h -- helpers for the spawn-chain kernel tests,
+   v3 interface: ring set-up, SQE builders for the three spawn opcodes
+   (IORING_OP_CLONE with its struct io_uring_spawn_attr,
+   IORING_OP_SPAWN_ACTION with a sub-op in sqe->cmd_op, IORING_OP_EXEC),
+   a way to run a chain and collect its CQEs by index, and the checks
+   every test needs (the child's fate, its state in /proc, no child
+   left).  Include instead of kt.h.
+
+   Only the patched kernel's UAPI headers are used (<linux/io_uring.h>,
+   <linux/auxvec.h> from the v3 tree's headers_install): glibc's private
+   copy sysdeps-overlay-v3/.../io_uring_spawn.h is checked against them
+   by spawn.abi, not used here.  What the v3 kernel header does not have
+   yet (the cover letter's values) is defined below under #ifndef; each
+   such name is listed in ../README.md.  */
+
+#ifndef ST_H
+#define ST_H
+
+#include "kt.h"
+#include <liburing.h>
+#include <linux/auxvec.h>
+#include <linux/io_uring/query.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/sched.h>
+
+#ifndef CLONE_ARGS_SIZE_VER0
+# define CLONE_ARGS_SIZE_VER0 64
+#endif
+#ifndef CLONE_ARGS_SIZE_VER2
+# define CLONE_ARGS_SIZE_VER2 88
+#endif
+
+/* v3 UAPI the kernel header may not have yet: the cover letter's
+   values (patches/kernel-v3/0000-cover-letter.patch).  */
+#ifndef AT_IO_URING_SPAWN
+# define AT_IO_URING_SPAWN 52
+#endif
+#ifndef IORING_SPAWN_F_CHAIN
+# define IORING_SPAWN_F_CHAIN (1U << 0)
+#endif
+#ifndef IORING_SPAWN_F_FD_SNAPSHOT
+# define IORING_SPAWN_F_FD_SNAPSHOT (1U << 1)
+#endif
+#ifndef IORING_CLONE_FD_SNAPSHOT
+# define IORING_CLONE_FD_SNAPSHOT (1U << 0)
+#endif
+#ifndef IORING_SPAWN_CLOSE_IN_LIMIT
+# define IORING_SPAWN_CLOSE_IN_LIMIT (1U << 0)
+#endif
+#ifndef IORING_SPAWN_MAX_OPS
+# define IORING_SPAWN_MAX_OPS 64
+#endif
+#ifndef IORING_SPAWN_ATTR_SIZE_VER0
+# define IORING_SPAWN_ATTR_SIZE_VER0 48
+#endif
+/* IORING_REGISTER_QUERY's spawn entry (cover letter, "Detection");
+   our own name for the struct so that it cannot clash with the
+   header's once it has one.  */
+#define ST_IO_URING_QUERY_SPAWN 4
+struct st_query_spawn
+{
+  __u64 features;		/* IORING_SPAWN_F_* */
+  __u64 clone_flags;		/* accepted in clone_args.flags */
+  __u64 attr_flags;		/* IORING_SPAWN_ATTR_* */
+  __u64 actions;		/* bit n: SPAWN_ACTION sub-op n */
+  __u32 exec_flags;		/* accepted in EXEC's spawn_flags */
+  __u32 max_ops;		/* IORING_SPAWN_MAX_OPS */
+};
+
+#ifndef CLONE_AUTOREAP
+# define CLONE_AUTOREAP (1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+# define CLONE_NNP (1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+# define CLONE_PIDFD_AUTOKILL (1ULL << 36)
+#endif
+
+#define ST_MAX 128
+
+/* Bit of signal SIG in the __u64 sets of struct io_uring_spawn_attr.  */
+#define ST_SIGBIT(sig) (1ULL << ((sig) - 1))
+
+/* The op-flags union member of the spawn operations.  */
+#define ST_SPAWN_FLAGS(sqe) ((sqe)->spawn_flags)
+
+static struct io_uring st_ring;
+static unsigned int st_features;
+
+/* The features the kernel announced to this process in its auxiliary
+   vector (AT_IO_URING_SPAWN, a mask of IORING_SPAWN_F_*), 0 if the
+   entry is absent.  */
+static inline unsigned long
+st_spawn_features (void)
+{
+  errno = 0;
+  unsigned long v = getauxval (AT_IO_URING_SPAWN);
+  return errno == ENOENT ? 0 : v;
+}
+
+/* Whether the kernel runs spawn chains for this process.  */
+static inline bool
+st_spawn_present (void)
+{
+  return (st_spawn_features () & IORING_SPAWN_F_CHAIN) != 0;
+}
+
+/* IORING_REGISTER_QUERY (no ring) for IO_URING_QUERY_SPAWN into *Q;
+   0, or -errno / the entry's negative result.  */
+static inline int
+st_query_spawn (struct st_query_spawn *q)
+{
+  struct io_uring_query_hdr hdr;
+  memset (&hdr, 0, sizeof hdr);
+  memset (q, 0, sizeof *q);
+  hdr.query_op = ST_IO_URING_QUERY_SPAWN;
+  hdr.query_data = (uintptr_t) q;
+  hdr.size = sizeof *q;
+  long r = syscall (__NR_io_uring_register, -1, IORING_REGISTER_QUERY,
+		    &hdr, 0);
+  if (r < 0)
+    return -errno;
+  return hdr.result < 0 ? hdr.result : 0;
+}
+
+/* Set up RING with FLAGS (64 entries); fail the test if impossible.  */
+static inline void
+st_init_ring (struct io_uring *ring, unsigned int flags)
+{
+  struct io_uring_params p;
+  memset (&p, 0, sizeof p);
+  p.flags = flags;
+  int ret = io_uring_queue_init_params (64, ring, &p);
+  if (ret < 0)
+    {
+      kt_fail ("ring setup", "%s", strerror (-ret));
+      kt_exit ();
+    }
+  st_features = p.features;
+}
+
+/* Set up the ring used by the st_* helpers.  */
+static inline void
+st_init (unsigned int flags)
+{
+  st_init_ring (&st_ring, flags);
+}
+
+static inline struct io_uring_sqe *
+st_sqe (struct io_uring *ring, int op, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = io_uring_get_sqe (ring);
+  if (sqe == NULL)
+    {
+      kt_fail ("get sqe", "ring full");
+      kt_exit ();
+    }
+  memset (sqe, 0, sizeof *sqe);
+  sqe->opcode = op;
+  sqe->user_data = user_data;
+  return sqe;
+}
+
+/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS, no attributes
+   (st_clone_attr for those).  */
+static inline struct io_uring_sqe *
+st_clone (struct io_uring *ring, struct clone_args *args,
+	  unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_CLONE, user_data);
+  sqe->addr = (uintptr_t) args;
+  sqe->len = CLONE_ARGS_SIZE_VER0;
+  sqe->flags = IOSQE_IO_LINK;
+  return sqe;
+}
+
+/* A CLONE with the attributes ATTR (sqe->addr2, sqe->optlen its size).  */
+static inline struct io_uring_sqe *
+st_clone_attr (struct io_uring *ring, struct clone_args *args,
+	       struct io_uring_spawn_attr *attr, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_clone (ring, args, user_data);
+  sqe->addr2 = (uintptr_t) attr;
+  sqe->optlen = sizeof *attr;
+  return sqe;
+}
+
+/* An unlinked EXEC (the end of a chain): path in addr, argv in addr2,
+   envp in addr3.  */
+static inline struct io_uring_sqe *
+st_exec (struct io_uring *ring, const char *path, char *const argv[],
+	 char *const envp[], unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_EXEC, user_data);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  sqe->addr2 = (uintptr_t) argv;
+  sqe->addr3 = (uintptr_t) envp;
+  return sqe;
+}
+
+/* An IORING_OP_SPAWN_ACTION with sub-op ACTION (sqe->cmd_op), linked
+   (IOSQE_IO_LINK: an action is never the end of a chain).  */
+static inline struct io_uring_sqe *
+st_action (struct io_uring *ring, unsigned int action,
+	   unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
+  sqe->cmd_op = action;
+  sqe->flags = IOSQE_IO_LINK;
+  return sqe;
+}
+
+/* A SPAWN_OPEN of PATH with FLAGS onto TARGET (addr3), linked.  */
+static inline struct io_uring_sqe *
+st_open (struct io_uring *ring, const char *path, int flags, int target,
+	 unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_OPEN, user_data);
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  sqe->spawn_flags = flags;
+  sqe->addr3 = target;
+  return sqe;
+}
+
+/* A SPAWN_CLOSE of FD (spawn_flags FLAGS: IORING_SPAWN_CLOSE_IN_LIMIT),
+   linked.  */
+static inline struct io_uring_sqe *
+st_close (struct io_uring *ring, int fd, unsigned int flags,
+	  unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE, user_data);
+  sqe->fd = fd;
+  sqe->spawn_flags = flags;
+  return sqe;
+}
+
+/* A SPAWN_CLOSE_RANGE of FIRST..LAST (addr3) with FLAGS, linked.  */
+static inline struct io_uring_sqe *
+st_close_range (struct io_uring *ring, int first, unsigned int last,
+		unsigned int flags, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE_RANGE,
+					user_data);
+  sqe->fd = first;
+  sqe->addr3 = last;
+  sqe->spawn_flags = flags;
+  return sqe;
+}
+
+/* A SPAWN_CHDIR to PATH, linked.  */
+static inline struct io_uring_sqe *
+st_chdir (struct io_uring *ring, const char *path,
+	  unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CHDIR, user_data);
+  sqe->addr = (uintptr_t) path;
+  return sqe;
+}
+
+/* A SPAWN_FCHDIR to FD, linked.  */
+static inline struct io_uring_sqe *
+st_fchdir (struct io_uring *ring, int fd, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_FCHDIR, user_data);
+  sqe->fd = fd;
+  return sqe;
+}
+
+/* A SPAWN_TCSETPGRP of terminal FD to PGRP (addr3; 0: the child's
+   group), linked.  */
+static inline struct io_uring_sqe *
+st_tcsetpgrp (struct io_uring *ring, int fd, pid_t pgrp,
+	      unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_TCSETPGRP,
+					user_data);
+  sqe->fd = fd;
+  sqe->addr3 = pgrp;
+  return sqe;
+}
+
+/* A SPAWN_ACTION that does nothing (CLOSE_RANGE of fd 1000..1000, res
+   0), linked: where a v2 test had an SQE for an attribute, the v3 port
+   keeps the chain's user_data numbering with this.  */
+static inline struct io_uring_sqe *
+st_nop_action (struct io_uring *ring, unsigned long long user_data)
+{
+  return st_close_range (ring, 1000, 1000, 0, user_data);
+}
+
+/* The attributes of a child in its own process group (v2's SETPGID 0
+   SQE).  */
+static struct io_uring_spawn_attr st_attr_setpgroup __attribute__ ((unused))
+  = { .flags = IORING_SPAWN_ATTR_SETPGROUP };
+
+/* Results of the last st_run, by user_data (0 .. ST_MAX-1); INT32_MIN
+   for a CQE that did not arrive.  st_order[i] is the user_data of the
+   i-th CQE that arrived, st_nrecv their number.  */
+static int st_res[ST_MAX];
+static unsigned int st_cflags[ST_MAX];
+static unsigned long long st_order[ST_MAX];
+static int st_nrecv;
+
+static inline void
+st_reset (void)
+{
+  for (int i = 0; i < ST_MAX; i++)
+    {
+      st_res[i] = INT32_MIN;
+      st_cflags[i] = 0;
+    }
+  st_nrecv = 0;
+}
+
+/* Wait for N CQEs of RING (user_data < ST_MAX), at most SECS s each;
+   record them.  Return the number received.  */
+static inline int
+st_reap (struct io_uring *ring, int n, int secs)
+{
+  int got = 0;
+  while (got < n)
+    {
+      struct io_uring_cqe *cqe;
+      struct __kernel_timespec ts = { .tv_sec = secs };
+      int ret = io_uring_wait_cqe_timeout (ring, &cqe, &ts);
+      if (ret < 0)
+	break;
+      if (cqe->user_data < ST_MAX)
+	{
+	  st_res[cqe->user_data] = cqe->res;
+	  st_cflags[cqe->user_data] = cqe->flags;
+	}
+      else
+	kt_fail ("cqe", "unexpected user_data %llu",
+		 (unsigned long long) cqe->user_data);
+      if (st_nrecv < ST_MAX)
+	st_order[st_nrecv++] = cqe->user_data;
+      io_uring_cqe_seen (ring, cqe);
+      got++;
+    }
+  return got;
+}
+
+/* Submit what is queued and wait for N CQEs, at most 20 s each.  */
+static inline int
+st_run (struct io_uring *ring, int n)
+{
+  st_reset ();
+  int ret = io_uring_submit (ring);
+  if (ret < 0)
+    {
+      kt_fail ("submit", "%s", strerror (-ret));
+      return 0;
+    }
+  return st_reap (ring, n, 20);
+}
+
+/* The environment of the programs the tests exec.  */
+static char *st_envp[] = { NULL };
+
+/* Queue an EXEC of "/bin/sh -c SCRIPT" with USER_DATA.  */
+static inline struct io_uring_sqe *
+st_sh (const char *script, unsigned long long user_data)
+{
+  static char *argv[4] = { "sh", "-c", NULL, NULL };
+  argv[2] = (char *) script;
+  return st_exec (&st_ring, "/bin/sh", argv, st_envp, user_data);
+}
+
+/* Wait for PID (at most 20 s); return its status or -1.  */
+static inline int
+st_wait (pid_t pid)
+{
+  for (int i = 0; i < 2000; i++)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, WNOHANG | __WALL);
+      if (r == pid)
+	return status;
+      if (r < 0)
+	return -1;
+      usleep (10000);
+    }
+  return -1;
+}
+
+/* What st_finish returns for a child whose chain failed by itself and
+   which is gone: IORING_CQE_F_SPAWN_GONE on the clone's CQE, and
+   nothing to reap.  */
+#define ST_GONE (-2)
+
+/* The fate of the child of the chain whose CQEs st_run just collected
+   (the CLONE's user_data 0): -1 if no child was created; ST_GONE if
+   the clone's CQE says IORING_CQE_F_SPAWN_GONE and there is indeed no
+   child to reap (at once: the CQEs come when the chain is over);
+   otherwise the child's wait status.  A GONE child that can still be
+   reaped is a FAIL.  */
+static inline int
+st_fate (void)
+{
+  pid_t pid = st_res[0];
+  if (pid <= 0)
+    return -1;
+  if (st_cflags[0] & IORING_CQE_F_SPAWN_GONE)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, WNOHANG | __WALL);
+      if (r < 0 && errno == ECHILD)
+	return ST_GONE;
+      kt_fail ("gone child", "IORING_CQE_F_SPAWN_GONE but waitpid (%d) = %d "
+	       "(status %#x)", (int) pid, (int) r, r == pid ? status : 0);
+      if (r == 0)
+	return st_wait (pid);
+      return status;
+    }
+  return st_wait (pid);
+}
+
+/* Run the queued chain of N SQEs (the CLONE's user_data 0); return its
+   fate (st_fate).  */
+static inline int
+st_finish (int n)
+{
+  if (st_run (&st_ring, n) != n)
+    kt_fail ("chain", "missing CQEs");
+  return st_fate ();
+}
+
+/* Make a FIFO at PATH, anew; false, with a FAIL, if it cannot be.  */
+static inline bool
+st_mkfifo (const char *path)
+{
+  unlink (path);
+  if (mkfifo (path, 0666) == 0)
+    return true;
+  kt_fail ("mkfifo", "%s: %m", path);
+  return false;
+}
+
+/* Open the FIFO at PATH for writing without blocking, trying for at
+   most 20 s (a reader has to be there); the fd or -1.  */
+static inline int
+st_fifo_writer (const char *path)
+{
+  for (int t = 0; t < 2000; t++)
+    {
+      int w = open (path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (w >= 0)
+	return w;
+      if (errno != ENXIO)
+	return -1;
+      usleep (10000);
+    }
+  return -1;
+}
+
+/* Check that the calling process has no child left (nothing was
+   created behind our back, nothing is left to reap).  */
+static inline void
+st_no_children (const char *name)
+{
+  int status;
+  pid_t r = waitpid (-1, &status, WNOHANG | __WALL);
+  if (r < 0 && errno == ECHILD)
+    kt_pass (name);
+  else
+    kt_fail (name, "waitpid (-1) = %d: there is a child", (int) r);
+}
+
+/* The state letter of PID in /proc (R, S, D, T, t, Z, X...), or 0 if
+   it has none.  */
+static inline char
+st_state (pid_t pid)
+{
+  char path[64], buf[512];
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  char *p = strrchr (buf, ')');
+  return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait until PID's state is one of STATES (at most 20 s); the state
+   seen last.  */
+static inline char
+st_wait_state (pid_t pid, const char *states)
+{
+  char s = 0;
+  for (int i = 0; i < 2000; i++)
+    {
+      s = st_state (pid);
+      if (s != 0 && strchr (states, s) != NULL)
+	return s;
+      usleep (10000);
+    }
+  return s;
+}
+
+/* The value of FIELD in /proc/PID/status (text after "FIELD:\t") into
+   BUF; false if there is no such line.  */
+static inline bool
+st_status_field (pid_t pid, const char *field, char *buf, size_t size)
+{
+  char path[64], line[512];
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  FILE *f = fopen (path, "re");
+  if (f == NULL)
+    return false;
+  size_t len = strlen (field);
+  bool found = false;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, field, len) == 0 && line[len] == ':')
+      {
+	char *v = line + len + 1;
+	while (*v == ' ' || *v == '\t')
+	  v++;
+	size_t n = strcspn (v, "\n");
+	if (n >= size)
+	  n = size - 1;
+	memcpy (buf, v, n);
+	buf[n] = '\0';
+	found = true;
+	break;
+      }
+  fclose (f);
+  return found;
+}
+
+/* The children of PARENT (from /proc/<pid>/stat), at most MAX into
+   PIDS; their number.  Threads are not listed, processes are.  */
+static inline int
+st_children_of (pid_t parent, pid_t *pids, int max)
+{
+  DIR *d = opendir ("/proc");
+  int n = 0;
+  if (d == NULL)
+    return 0;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9')
+	continue;
+      char path[300], buf[512];
+      snprintf (path, sizeof path, "/proc/%s/stat", e->d_name);
+      int fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+	continue;
+      ssize_t len = read (fd, buf, sizeof buf - 1);
+      close (fd);
+      if (len <= 0)
+	continue;
+      buf[len] = '\0';
+      char *p = strrchr (buf, ')');
+      int ppid;
+      char st;
+      if (p == NULL || sscanf (p + 1, " %c %d", &st, &ppid) != 2)
+	continue;
+      if (ppid == parent && n < max)
+	pids[n++] = atoi (e->d_name);
+    }
+  closedir (d);
+  return n;
+}
+
+/* Wait (at most 20 s) until PARENT has a child in one of STATES; its
+   pid or 0.  */
+static inline pid_t
+st_find_child (pid_t parent, const char *states)
+{
+  for (int i = 0; i < 2000; i++)
+    {
+      pid_t pids[16];
+      int n = st_children_of (parent, pids, 16);
+      for (int j = 0; j < n; j++)
+	{
+	  char s = st_state (pids[j]);
+	  if (s != 0 && strchr (states, s) != NULL)
+	    return pids[j];
+	}
+      usleep (10000);
+    }
+  return 0;
+}
+
+/* The number of open fds of the calling process.  */
+static inline int
+st_count_fds (void)
+{
+  int n = 0;
+  DIR *d = opendir ("/proc/self/fd");
+  if (d == NULL)
+    return -1;
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  return n - 3;		/* ".", ".." and the DIR's own fd */
+}
+
+#define ST_EXPECT_STATUS(name, status, code)				\
+  do {									\
+    int st_s_ = (status);						\
+    if (st_s_ >= 0 && WIFEXITED (st_s_) && WEXITSTATUS (st_s_) == (code)) \
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "status %#x, expected exit %d", st_s_, (code));	\
+  } while (0)
+
+/* The child's chain failed by itself and the child left nothing.  */
+#define ST_EXPECT_GONE(name, status)					\
+  do {									\
+    int st_s_ = (status);						\
+    if (st_s_ == ST_GONE)						\
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "fate %#x (clone res %d, cflags %#x), expected a "	\
+	       "child gone without a trace", st_s_, st_res[0],		\
+	       st_cflags[0]);						\
+  } while (0)
+
+/* The CQE of the CLONE (user_data 0) came last of the N.  */
+#define ST_EXPECT_CLONE_LAST(name, n)					\
+  do {									\
+    if (st_nrecv == (n) && st_order[(n) - 1] == 0)			\
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "%d CQEs, the last one %llu, expected the "	\
+	       "clone's (0) last of %d", st_nrecv,			\
+	       st_nrecv > 0 ? st_order[st_nrecv - 1] : ~0ULL, (n));	\
+  } while (0)
+
+/* A DUP2 of OLDFD onto NEWFD (addr3), not linked (set IOSQE_IO_LINK
+   unless it ends the chain).  */
+static inline struct io_uring_sqe *
+st_dup2 (struct io_uring *ring, int oldfd, int newfd,
+	 unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
+  sqe->cmd_op = IORING_SPAWN_DUP2;
+  sqe->fd = oldfd;
+  sqe->addr3 = newfd;
+  return sqe;
+}
+
+/* Queue a DUP2 of the write end of a new O_CLOEXEC pipe onto fd 1 (the
+   child's stdout); return the read end and store the write end in *W,
+   which the caller closes once the chain is submitted.  */
+static inline int
+st_capture (struct io_uring *ring, unsigned long long user_data, int *w)
+{
+  int p[2];
+  if (pipe2 (p, O_CLOEXEC) != 0)
+    {
+      kt_fail ("pipe2", "%m");
+      kt_exit ();
+    }
+  st_dup2 (ring, p[1], 1, user_data)->flags = IOSQE_IO_LINK;
+  *w = p[1];
+  return p[0];
+}
+
+/* Read FD to EOF (at most 20 s) into BUF, without a trailing newline;
+   close FD.  Return the length or -1.  */
+static inline int
+st_read_all (int fd, char *buf, size_t size)
+{
+  size_t len = 0;
+  buf[0] = '\0';
+  for (;;)
+    {
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      if (poll (&pfd, 1, 20000) != 1)
+	{
+	  close (fd);
+	  return -1;
+	}
+      ssize_t n = read (fd, buf + len, size - 1 - len);
+      if (n <= 0)
+	break;
+      len += n;
+    }
+  close (fd);
+  buf[len] = '\0';
+  while (len > 0 && buf[len - 1] == '\n')
+    buf[--len] = '\0';
+  return len;
+}
+
+#define ST_EXPECT_STR(name, got, want)					\
+  do {									\
+    const char *st_g_ = (got), *st_w_ = (want);			\
+    if (st_g_ != NULL && strcmp (st_g_, st_w_) == 0)			\
+      kt_pass (name);							\
+    else								\
+      kt_fail (name, "got \"%s\", expected \"%s\"",			\
+	       st_g_ ? st_g_ : "(null)", st_w_);			\
+  } while (0)
+
+/* A static x86-64 ELF that only calls exit (0): dynamic /bin/true costs
+   ~0.2 s per spawn under TCG, this a fraction of it.  */
+static const unsigned char st_tiny_true_elf[] = {
+  0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x3e, 0x00, 0x01, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0xd0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x40, 0x00, 0x38, 0x00, 0x02, 0x00, 0x40, 0x00,
+  0x03, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x40, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x51, 0xe5, 0x74, 0x64, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb8, 0x3c, 0x00, 0x00,
+  0x00, 0x31, 0xff, 0x0f, 0x05, 0xc3, 0x00, 0x2e, 0x73, 0x68, 0x73, 0x74,
+  0x72, 0x74, 0x61, 0x62, 0x00, 0x2e, 0x74, 0x65, 0x78, 0x74, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0xb0, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0xb0, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0xba, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+  0x00, 0x00, 0x00, 0x00,
+};
+
+/* Write the tiny static "true" to PATH (mode 0755); false, with a FAIL,
+   if it cannot be.  */
+static inline bool
+st_tiny_true (const char *path)
+{
+  unlink (path);
+  FILE *f = fopen (path, "we");
+  if (f == NULL || fwrite (st_tiny_true_elf, sizeof st_tiny_true_elf, 1, f) != 1
+      || fclose (f) != 0 || chmod (path, 0755) != 0)
+    {
+      kt_fail ("write the tiny test program", "%s: %m", path);
+      return false;
+    }
+  return true;
+}
+
+/* Write STR to the file PATH (a sysctl, a cgroup or tracefs file);
+   0 or -errno.  */
+static inline int
+st_write_file (const char *path, const char *str)
+{
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  ssize_t n = write (fd, str, strlen (str));
+  int err = n < 0 ? -errno : 0;
+  close (fd);
+  return err;
+}
+
+/* Read the file PATH into BUF (at most SIZE - 1 bytes, without the
+   trailing newline); its length or -errno.  */
+static inline int
+st_read_file (const char *path, char *buf, size_t size)
+{
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  size_t len = 0;
+  for (;;)
+    {
+      ssize_t n = read (fd, buf + len, size - 1 - len);
+      if (n < 0)
+	{
+	  int err = -errno;
+	  close (fd);
+	  return err;
+	}
+      if (n == 0 || len + n >= size - 1)
+	{
+	  len += n;
+	  break;
+	}
+      len += n;
+    }
+  close (fd);
+  buf[len] = '\0';
+  while (len > 0 && buf[len - 1] == '\n')
+    buf[--len] = '\0';
+  return len;
+}
+
+/* kmemleak (debug kernel): st_kmemleak_clear forgets what was found so
+   far; st_kmemleak_check scans (twice, past kmemleak's 5 s minimum age
+   of an object) and reports NAME as PASS if nothing new leaked, FAIL
+   with the first report otherwise, UNSUPPORTED without kmemleak.
+   debugfs is mounted if needed.  */
+#define ST_KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+static inline bool
+st_kmemleak_available (void)
+{
+  if (access (ST_KMEMLEAK, F_OK) != 0)
+    {
+      mkdir ("/sys/kernel/debug", 0755);
+      if (system ("mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null") != 0)
+	{
+	}
+    }
+  return access (ST_KMEMLEAK, W_OK) == 0;
+}
+
+static inline void
+st_kmemleak_clear (void)
+{
+  if (st_kmemleak_available ())
+    st_write_file (ST_KMEMLEAK, "clear");
+}
+
+static inline void
+st_kmemleak_check (const char *name)
+{
+  if (!st_kmemleak_available ())
+    {
+      kt_unsupported (name, "no %s (not the debug kernel?)", ST_KMEMLEAK);
+      return;
+    }
+  /* Objects freed through RCU and task_work need a moment; an object
+     is reported only once unreferenced for 5 s.  */
+  sleep (1);
+  st_write_file (ST_KMEMLEAK, "scan");
+  sleep (6);
+  int err = st_write_file (ST_KMEMLEAK, "scan");
+  static char buf[8192];
+  int len = st_read_file (ST_KMEMLEAK, buf, sizeof buf);
+  if (err < 0 || len < 0)
+    kt_fail (name, "kmemleak scan: %s", strerror (-(err < 0 ? err : len)));
+  else if (len == 0)
+    kt_pass (name);
+  else
+    {
+      /* The first report, on one line.  */
+      buf[len > 1500 ? 1500 : len] = '\0';
+      for (char *p = buf; *p; p++)
+	if (*p == '\n')
+	  *p = '|';
+      kt_fail (name, "kmemleak: %s", buf);
+    }
+}
+
+/* Read one line (at most SIZE - 1 bytes, without its newline) from FD
+   within SECS seconds; its length, or -1 on timeout, EOF or error.  */
+static inline int
+st_read_line (int fd, char *buf, size_t size, int secs)
+{
+  size_t len = 0;
+  struct timespec t0;
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  while (len < size - 1)
+    {
+      struct timespec now;
+      clock_gettime (CLOCK_MONOTONIC, &now);
+      int left = secs * 1000 - (int) ((now.tv_sec - t0.tv_sec) * 1000
+				      + (now.tv_nsec - t0.tv_nsec) / 1000000);
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      if (left <= 0 || poll (&pfd, 1, left) != 1)
+	break;
+      char c;
+      if (read (fd, &c, 1) != 1)
+	break;
+      if (c == '\n')
+	{
+	  buf[len] = '\0';
+	  return len;
+	}
+      buf[len++] = c;
+    }
+  buf[len] = '\0';
+  return -1;
+}
+
+/* Wait for PID with OPTIONS (WNOHANG added) for at most SECS seconds;
+   its status, or -1 if it did not change state in time.  */
+static inline int
+st_wait_for (pid_t pid, int options, int secs)
+{
+  for (int i = 0; i < secs * 100; i++)
+    {
+      int status;
+      pid_t r = waitpid (pid, &status, options | WNOHANG);
+      if (r == pid || (pid < 0 && r > 0))
+	return status;
+      if (r < 0)
+	return -1;
+      usleep (10000);
+    }
+  return -1;
+}
+
+/* Whether a kworker runs io_uring's ring exit work: its comm ends in
+   "+iou_exit" while it does ("-iou_exit" once done).  */
+static inline bool
+st_ring_exit_busy (void)
+{
+  DIR *d = opendir ("/proc");
+  bool busy = false;
+  struct dirent *e;
+  while (d != NULL && (e = readdir (d)) != NULL)
+    {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9')
+	continue;
+      char path[300], comm[64];
+      snprintf (path, sizeof path, "/proc/%s/comm", e->d_name);
+      if (st_read_file (path, comm, sizeof comm) > 0
+	  && strstr (comm, "+iou_exit") != NULL)
+	busy = true;
+    }
+  if (d != NULL)
+    closedir (d);
+  return busy;
+}
+
+/* Wait (at most 10 s) until no ring exit work runs; true if none does.  */
+static inline bool
+st_ring_exit_done (void)
+{
+  for (int i = 0; i < 1000; i++)
+    {
+      if (!st_ring_exit_busy ())
+	return true;
+      usleep (10000);
+    }
+  return false;
+}
+
+/* The pid a pidfd refers to (/proc/self/fdinfo), or -1.  */
+static inline pid_t
+st_pidfd_pid (int pidfd)
+{
+  char path[64], line[128];
+  snprintf (path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  FILE *f = fopen (path, "re");
+  pid_t pid = -1;
+  if (f == NULL)
+    return -1;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "Pid:", 4) == 0)
+      pid = atoi (line + 4);
+  fclose (f);
+  return pid;
+}
+
+/* tracefs, mounted if needed; NULL if there is none.  */
+static inline const char *
+st_tracefs (void)
+{
+  static const char dir[] = "/sys/kernel/tracing";
+  char path[128];
+  snprintf (path, sizeof path, "%s/trace", dir);
+  if (access (path, F_OK) != 0
+      && system ("mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null") != 0)
+    return NULL;
+  return access (path, F_OK) == 0 ? dir : NULL;
+}
+
+/* Enable (ON) or disable the trace event EVENT ("io_uring/io_uring_spawn")
+   in TRACING; 0 or -errno.  */
+static inline int
+st_trace_event (const char *tracing, const char *event, bool on)
+{
+  char path[256];
+  snprintf (path, sizeof path, "%s/events/%s/enable", tracing, event);
+  return st_write_file (path, on ? "1" : "0");
+}
+
+/* Empty the trace buffer of TRACING.  */
+static inline void
+st_trace_clear (const char *tracing)
+{
+  char path[256];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  st_write_file (path, "");
+}
+
+/* The number of lines of TRACING's trace buffer that contain NEEDLE
+   and, if NEEDLE2 is not NULL, NEEDLE2 too.  */
+static inline int
+st_trace_count (const char *tracing, const char *needle, const char *needle2)
+{
+  char path[256], line[1024];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  FILE *f = fopen (path, "re");
+  int n = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (line[0] != '#' && strstr (line, needle) != NULL
+	&& (needle2 == NULL || strstr (line, needle2) != NULL))
+      n++;
+  if (f != NULL)
+    fclose (f);
+  return n;
+}
+
+/* The io_uring:io_uring_spawn events in TRACING that report a child
+   (pid > 0): chains that ran.  */
+static inline int
+st_trace_spawned (const char *tracing)
+{
+  char path[256], line[1024];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  FILE *f = fopen (path, "re");
+  int n = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    {
+      char *p = strstr (line, "io_uring_spawn:");
+      if (p == NULL || (p = strstr (p, ", pid ")) == NULL)
+	continue;
+      if (atoi (p + 6) > 0)
+	n++;
+    }
+  if (f != NULL)
+    fclose (f);
+  return n;
+}
+
+/* FIELD of /proc/meminfo in kB, or -1.  */
+static inline long
+st_meminfo_kb (const char *field)
+{
+  char line[256];
+  size_t len = strlen (field);
+  long v = -1;
+  FILE *f = fopen ("/proc/meminfo", "re");
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, field, len) == 0 && line[len] == ':')
+      v = atol (line + len + 1);
+  if (f != NULL)
+    fclose (f);
+  return v;
+}
+
+/* The target of /proc/PID/exe (PID 0: self) into BUF; its length or
+   -errno.  */
+static inline int
+st_exe_of (pid_t pid, char *buf, size_t size)
+{
+  char path[64];
+  if (pid == 0)
+    snprintf (path, sizeof path, "/proc/self/exe");
+  else
+    snprintf (path, sizeof path, "/proc/%d/exe", (int) pid);
+  ssize_t n = readlink (path, buf, size - 1);
+  if (n < 0)
+    {
+      buf[0] = '\0';
+      return -errno;
+    }
+  buf[n] = '\0';
+  return n;
+}
+
+/* The cgroup v2 directory of the calling process (from /proc/self/cgroup,
+   under /sys/fs/cgroup) into BUF; false if there is none.  */
+static inline bool
+st_own_cgroup (char *buf, size_t size)
+{
+  char line[512];
+  bool found = false;
+  FILE *f = fopen ("/proc/self/cgroup", "re");
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "0::", 3) == 0)
+      {
+	line[strcspn (line, "\n")] = '\0';
+	size_t n = strlen (line + 3);
+	if (n + 15 <= size)
+	  {
+	    memcpy (buf, "/sys/fs/cgroup", 14);
+	    memcpy (buf + 14, line + 3, n + 1);
+	    found = true;
+	  }
+      }
+  if (f != NULL)
+    fclose (f);
+  return found;
+}
+
+#endif /* ST_H */
