@@ -60,6 +60,18 @@ main (void)
       sqe->addr = (uintptr_t) (cd[i].path ? cd[i].path : file);
       sqe->flags = IOSQE_IO_LINK;
       st_sh ("exit 0", 2);
+      if (cd[i].err == EFAULT)
+	{
+	  /* v3 copies the path at prep: the chain fails at submission
+	     and no child is made.  */
+	  st_run (&st_ring, 3);
+	  KT_EXPECT_EQ (cd[i].name, st_res[1], -cd[i].err);
+	  snprintf (name, sizeof name, "%s: clone cancelled", cd[i].name);
+	  KT_EXPECT_EQ (name, st_res[0], -ECANCELED);
+	  snprintf (name, sizeof name, "%s: no child", cd[i].name);
+	  st_no_children (name);
+	  continue;
+	}
       status = st_finish (3);
       KT_EXPECT_EQ (cd[i].name, st_res[1], -cd[i].err);
       snprintf (name, sizeof name, "%s: child gone", cd[i].name);
