@@ -412,13 +412,16 @@ chain_clone (struct chain *c, const posix_spawnattr_t *attr,
     }
   if ((flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER))
       == POSIX_SPAWN_SETSCHEDPARAM)
-    c->attr.flags |= IORING_SPAWN_ATTR_SETSCHEDPARAM;
+    {
+      c->attr.flags |= IORING_SPAWN_ATTR_SETSCHEDPARAM;
+      c->attr.sched_priority = attr->__sp.sched_priority;
+    }
   else if (flags & POSIX_SPAWN_SETSCHEDULER)
     {
       c->attr.flags |= IORING_SPAWN_ATTR_SETSCHEDULER;
       c->attr.sched_policy = attr->__policy;
+      c->attr.sched_priority = attr->__sp.sched_priority;
     }
-  c->attr.sched_priority = attr->__sp.sched_priority;
   if (flags & POSIX_SPAWN_SETSID)
     c->attr.flags |= IORING_SPAWN_ATTR_SETSID;
   if (flags & POSIX_SPAWN_SETPGROUP)
