@@ -244,7 +244,8 @@ kernel_build ()
   key=$(kernel_key $variant)
   out=$CACHE/kernel/out-$key
   if [ ! -f "$out/.done" ]; then
-    need_packages build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils git
+    need_packages build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils git \
+      rsync
     mkdir -p "$CACHE/kernel" "$CACHE/logs"
     exec 8>"$CACHE/kernel/.tree.lock"
     if ! flock -n 8; then

@@ -338,6 +338,10 @@ st_reap (struct io_uring *ring, int n, int secs)
       struct io_uring_cqe *cqe;
       struct __kernel_timespec ts = { .tv_sec = secs };
       int ret = io_uring_wait_cqe_timeout (ring, &cqe, &ts);
+      /* A signal (a test's SIGCHLD handler) interrupts the wait, not
+	 the chain.  */
+      if (ret == -EINTR)
+	continue;
       if (ret < 0)
 	break;
       if (cqe->user_data < ST_MAX)

@@ -36,7 +36,8 @@ static char fifo[] = "/tmp/st-exec-exit-fifo";
 static char prog[] = "/tmp/st-exec-exit-true";
 static struct io_uring ring;
 static int report = -1;		/* S -> test */
-static int go[2];		/* S main -> T */
+static int go[2];		/* T -> S main: submitted */
+static int found[2];		/* S main -> T: the child was seen */
 static pthread_t submitter;
 
 static void
@@ -104,7 +105,14 @@ thread_main (void *arg)
   if (write (go[1], "s", 1) != 1)
     _exit (7);
   if (strcmp (mode, "thread-exit") == 0)
-    return NULL;
+    {
+      /* The exit cancels the chain: not before the child was seen
+	 blocked.  */
+      char c;
+      if (read (found[0], &c, 1) != 1)
+	_exit (12);
+      return NULL;
+    }
   /* Wait to be killed by the exec or the exit.  */
   for (;;)
     pause ();
@@ -115,7 +123,7 @@ thread_main (void *arg)
 static void
 spawner (void)
 {
-  if (pipe (go) != 0)
+  if (pipe (go) != 0 || pipe (found) != 0)
     _exit (8);
   if (pthread_create (&submitter, NULL, thread_main, NULL) != 0)
     _exit (9);
@@ -134,6 +142,8 @@ spawner (void)
   if (strcmp (mode, "exit") == 0)
     exit (0);
   /* thread-exit: the submitter is gone once joined.  */
+  if (write (found[1], "f", 1) != 1)
+    _exit (13);
   pthread_join (submitter, NULL);
   say ("joined\n");
   /* Its CQEs: cancelled at once, or when the chain is over.  */

@@ -134,7 +134,8 @@ queue_chain (int nr)
   /* v3: setsid, setpgid and the scheduler are attributes of the
      clone.  */
   static struct io_uring_spawn_attr attr;
-  struct clone_args ca = { .exit_signal = SIGCHLD };
+  /* Read at the submission, after this returns.  */
+  static struct clone_args ca = { .exit_signal = SIGCHLD };
   struct io_uring_sqe *sqe;
   memset (&attr, 0, sizeof attr);
   switch (nr)
@@ -316,7 +317,12 @@ main (int argc, char **argv)
 	_exit (2);
       queue_chain (SYS_execve);
       st_run (&st_ring, 2);
-      _exit (st_res[0] == -EOPNOTSUPP && st_res[1] == -ECANCELED ? 0 : 1);
+      if (st_res[0] == -EOPNOTSUPP && st_res[1] == -ECANCELED)
+	_exit (0);
+      printf ("allow-all filter: clone %d exec %d, expected %d %d\n",
+	      st_res[0], st_res[1], -EOPNOTSUPP, -ECANCELED);
+      fflush (stdout);
+      _exit (1);
     }
   ST_EXPECT_STATUS ("an allow-all filter refuses too", st_wait (c), 0);
 
