@@ -47,11 +47,13 @@ Commands:
                 (tst-spawn-uring included) on this machine's kernel, and
                 the kernel suite (tests/kernel, DejaGnu) in the VM on the
                 debug kernel; ends with the line "N passed, N failed"
-  bench [--quick] [--host-only|--vm-only]
+  bench [--v3] [--quick] [--host-only|--vm-only]
                 benchmarks (bench/): fork, vfork, stock and patched
                 posix_spawn, the raw io_uring chain, natively and in the
                 VM under QEMU -icount; CSV, table and plots in
-                bench/results/ (--quick: build/bench/quick/); see
+                bench/results/ (--quick: build/bench/quick/); --v3: the
+                v3 kernel and glibc 2.44 + v3 against stock 2.44, in
+                bench/results-v3/ (build/bench-v3/quick/); see
                 bench/README.md
   deb [--biarch | --prepare-only [DIR]]
                 Debian's own glibc packages with our two patches added to

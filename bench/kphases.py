@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """bench/kphases.py -- where the kernel's part of a spawn goes (issue 12).
 
-Run in the VM, on one vCPU, under the instruction clock:
+Run in the VM, on one vCPU, under the instruction clock (v2; v3: the
+v3 kernel and the ring-cost built against its UAPI headers):
 
     VM_SMP=1 ./build.sh vm --icount -- python3 bench/kphases.py \\
         build/bench/bin/ring-cost 500
+    VM_SMP=1 ./build.sh vm --v3 --icount -- python3 bench/kphases.py \\
+        build/bench-v3/bin/ring-cost 500
 
 It runs `ring-cost --phases N` twice: once plain (its medians: the
 spawning call, the wait for the chain's CQEs, waitpid), once with a
@@ -17,6 +20,15 @@ to every mechanism: compare the plain and the probed medians.
 
 The trace clock is x86-tsc (exact); it is converted to the guest's
 CLOCK_MONOTONIC with the two timestamps ring-cost writes in each marker.
+
+A function is probed by its name in /proc/kallsyms, or by the one local
+copy the compiler made of it (name.isra.N, name.constprop.N, name.part.N);
+one the compiler inlined everywhere is not there and is reported as not
+probed.  The list covers both kernels: on v3 (7.3) copy_mm() is inlined
+into copy_process() and bprm_execve() into do_execveat_common(), so
+mm_init() (the chain's pristine mm, and every exec's new mm) and
+do_execveat_common() (execve()'s and the chain's exec alike) stand in
+for them.
 """
 
 import os
@@ -27,9 +39,11 @@ import sys
 from collections import defaultdict
 
 T = "/sys/kernel/tracing"
-FUNCS = ["kernel_clone", "copy_process", "copy_mm", "dup_fd",
-         "dup_fd_exec", "io_spawn_clone_tw", "bprm_execve", "begin_new_exec",
-         "load_elf_binary", "exit_mmap", "exit_files", "release_task"]
+FUNCS = ["kernel_clone", "copy_process", "copy_mm", "mm_init", "dup_fd",
+         "dup_fd_exec", "io_spawn_clone_tw", "do_execveat_common",
+         "bprm_execve", "begin_new_exec", "load_elf_binary", "exit_mmap",
+         "exit_files", "release_task"]
+CLONE = re.compile(r"^(?:\.(?:isra|constprop|part)\.\d+)+$")
 MECHS = ["CLONE+EXEC chain", "CLONE+EXEC chain, exec fails",
          "vfork+execve", "vfork+execve, exec fails"]
 
@@ -44,19 +58,41 @@ def w(name, text, append=False):
         os.close(fd)
 
 
+def symbols():
+    """FUNCS -> the text symbol to probe for each: the name itself, or its
+    one local copy (name.isra.0...); absent if inlined."""
+    found = defaultdict(list)
+    with open("/proc/kallsyms") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 3 or parts[1] not in "tT":
+                continue
+            base, dot, rest = parts[2].partition(".")
+            if base in FUNCS and (not dot or CLONE.match(dot + rest)):
+                found[base].append(parts[2])
+    return {f: (f if f in syms else syms[0])
+            for f, syms in found.items() if f in syms or len(syms) == 1}
+
+
 def setup():
     if not os.path.exists(os.path.join(T, "trace")):
         subprocess.run(["mount", "-t", "tracefs", "tracefs", T], check=True)
     w("tracing_on", "0")
     w("kprobe_events", "")
     probed = []
+    syms = symbols()
     for f in FUNCS:
+        sym = syms.get(f)
+        if sym is None:
+            print(f"kphases: {f}: not probed (not one text symbol in "
+                  "/proc/kallsyms: inlined in this kernel, or several)")
+            continue
         try:
-            w("kprobe_events", f"p:kph/{f}_in {f}\n", append=True)
-            w("kprobe_events", f"r:kph/{f}_out {f}\n", append=True)
+            w("kprobe_events", f"p:kph/{f}_in {sym}\n", append=True)
+            w("kprobe_events", f"r:kph/{f}_out {sym}\n", append=True)
             probed.append(f)
         except OSError as e:
-            print(f"kphases: {f}: not probed ({e.strerror})")
+            print(f"kphases: {f} ({sym}): not probed ({e.strerror})")
     w("trace_clock", "x86-tsc")
     w("buffer_size_kb", "131072")
     w("trace", "")

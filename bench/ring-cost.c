@@ -1,20 +1,33 @@
 /* ring-cost: what a spawn pays for its io_uring ring.
 
    The measurement behind the ring management of the glibc overlay
-   (sysdeps-overlay/unix/sysv/linux/spawni.c): a ring made for each
-   spawn, exactly as __spawni_uring makes it, against one ring made once
-   and reused, as a per-thread cache would.  Needs a kernel with the
-   spawn series (./build.sh vm); run it on an otherwise idle guest with
-   one CPU, under --icount, so that the guest clock counts every
-   instruction of the deferred ring teardown too:
+   (v2: sysdeps-overlay/unix/sysv/linux/spawni.c; v3:
+   sysdeps-overlay-v3/unix/sysv/linux/spawni-uring.c): a ring made for
+   each spawn, exactly as __spawni_uring makes it, against one ring made
+   once and reused, as glibc's per-thread ring is, and against one ring
+   reused that has a file descriptor (entered through it, not through a
+   registered index).  It is built for the interface of the UAPI headers
+   it is compiled with: v3's (IORING_SPAWN_F_CHAIN) or v2's.  Needs a
+   kernel with that series (./build.sh vm [--v3]); run it on an otherwise
+   idle guest with one CPU, under --icount, so that the guest clock
+   counts every instruction of the deferred ring teardown too:
 
      VM_SMP=1 ./build.sh vm --icount -- build/bench/bin/ring-cost [ITERATIONS]
+     VM_SMP=1 ./build.sh vm --v3 --icount -- sh -c \
+       'cp build/bench-v3/bin/ring-cost /tmp/rc && /tmp/rc [ITERATIONS]'
+
+   (v3 from tmpfs by an absolute path: no exec over 9p, and the
+   descriptor snapshot, as below.)
 
    It prints, per spawn+wait of an exit-only static child (this program
    run as "ring-cost -c"), the mean and the median time of each way, and
    the cost of the set-up and teardown alone.  Means are over the whole
    run, so work the kernel defers (the ring's exit work) is counted where
    it lands.  (The detection costs nothing: the auxiliary vector says.)
+   The chain is the raw one, CLONE + EXEC, with no attribute struct; on
+   v3 the clone asks for the descriptor snapshot when the kernel has it
+   and this program's path is absolute and outside /proc and /dev, as
+   glibc asks for it.
 
      ring-cost --phases [ITERATIONS]
 
@@ -39,19 +52,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/auxvec.h>
 #include <linux/sched.h>
 
+/* The v3 interface (patches/kernel-v3), else v2's.  */
+#ifdef IORING_SPAWN_F_CHAIN
+# define SPAWN_V3 1
+#else
+# define SPAWN_V3 0
+#endif
 
 #define ENTRIES 64
 
 struct ring
 {
-  int index;
+  int index;			/* the registered index, or the descriptor */
+  bool fd;			/* INDEX is a descriptor */
   char *mem;
   size_t size;
   struct io_uring_sqe *sqes;
@@ -71,22 +93,29 @@ now_ns (void)
   return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The ring spawni.c makes: fd-less, in two pages of our own.  */
+/* The ring glibc makes: fd-less, in pages of our own (v3: one issuer,
+   its completions run when it waits, the pages wiped in a child of
+   fork); with FD, the same ring with a descriptor.  */
 static void
-ring_open (struct ring *r)
+ring_open (struct ring *r, bool fd)
 {
   size_t page = sysconf (_SC_PAGESIZE);
   r->size = 2 * page;
+  r->fd = fd;
   r->mem = mmap (NULL, r->size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (r->mem == MAP_FAILED)
+  if (r->mem == MAP_FAILED
+      || (SPAWN_V3 && madvise (r->mem, r->size, MADV_WIPEONFORK) != 0))
     {
-      perror ("mmap");
+      perror ("the ring's memory");
       exit (1);
     }
   struct io_uring_params p =
     {
-      .flags = (IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY
+      .flags = (IORING_SETUP_NO_MMAP
+		| (fd ? 0 : IORING_SETUP_REGISTERED_FD_ONLY)
+		| (SPAWN_V3 ? (IORING_SETUP_SINGLE_ISSUER
+			       | IORING_SETUP_DEFER_TASKRUN) : 0)
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
       .cq_entries = ENTRIES,
     };
@@ -109,10 +138,19 @@ static void
 ring_close (struct ring *r)
 {
   struct io_uring_rsrc_update update = { .offset = r->index };
-  syscall (SYS_io_uring_register, r->index,
-	   IORING_UNREGISTER_RING_FDS | IORING_REGISTER_USE_REGISTERED_RING,
-	   &update, 1);
+  if (r->fd)
+    close (r->index);
+  else
+    syscall (SYS_io_uring_register, r->index,
+	     IORING_UNREGISTER_RING_FDS | IORING_REGISTER_USE_REGISTERED_RING,
+	     &update, 1);
   munmap (r->mem, r->size);
+}
+
+static unsigned int
+ring_enter_flags (const struct ring *r)
+{
+  return r->fd ? 0 : IORING_ENTER_REGISTERED_RING;
 }
 
 /* Submit N SQEs and, with WAIT, wait for their CQEs.  */
@@ -121,8 +159,8 @@ ring_submit (struct ring *r, unsigned int n, bool wait)
 {
   __atomic_store_n (r->sq_tail, *r->sq_tail + n, __ATOMIC_RELEASE);
   if (syscall (SYS_io_uring_enter, r->index, n, wait ? n : 0,
-	       (wait ? IORING_ENTER_GETEVENTS : 0)
-	       | IORING_ENTER_REGISTERED_RING, NULL, 0) != (long) n)
+	       (wait ? IORING_ENTER_GETEVENTS : 0) | ring_enter_flags (r),
+	       NULL, 0) != (long) n)
     {
       perror ("io_uring_enter");
       exit (1);
@@ -139,7 +177,7 @@ ring_reap (struct ring *r, unsigned int n)
      more, which the clone's CQE may already be.  */
   while (__atomic_load_n (r->cq_tail, __ATOMIC_ACQUIRE) - head < n)
     syscall (SYS_io_uring_enter, r->index, 0, n,
-	     IORING_ENTER_GETEVENTS | IORING_ENTER_REGISTERED_RING, NULL, 0);
+	     IORING_ENTER_GETEVENTS | ring_enter_flags (r), NULL, 0);
   int res = 0;
   for (unsigned int i = head; i != head + n; i++)
     if (r->cqes[i % ENTRIES].user_data == 0)
@@ -157,6 +195,8 @@ ring_run (struct ring *r, unsigned int n)
 
 static char *child_argv[3];
 static char *child_envp[] = { NULL };
+/* v3: the clone's spawn_flags (main sets IORING_CLONE_FD_SNAPSHOT).  */
+static unsigned int clone_spawn_flags;
 
 /* Write CLONE, then EXEC of "PATH -c", after the SQ tail.  */
 static void
@@ -172,6 +212,10 @@ chain_write (struct ring *r, const char *path)
   sqe[0].addr = (uintptr_t) &ca;
   sqe[0].len = sizeof (ca);
   sqe[0].user_data = 0;
+#if SPAWN_V3
+  /* addr2 0: no attribute struct.  */
+  sqe[0].spawn_flags = clone_spawn_flags;
+#endif
   sqe[1].opcode = IORING_OP_EXEC;
   sqe[1].fd = AT_FDCWD;
   sqe[1].addr = (uintptr_t) path;
@@ -233,33 +277,37 @@ report (const char *what, uint64_t *t, int n, uint64_t total)
 
 /* The ways of running one iteration; WAY is its number, R the cached
    ring where there is one.  */
-enum way { SETUP_ONLY, SPAWN_FRESH, SPAWN_CACHED, NWAYS };
+enum way { SETUP_ONLY, SPAWN_FRESH, SPAWN_CACHED, SPAWN_CACHED_FD, NWAYS };
 
 static const char *const way_name[NWAYS] =
   {
     "ring set-up + teardown",
     "spawn+wait, ring per spawn",
     "spawn+wait, one ring reused",
+    "spawn+wait, one ring with an fd",
   };
 
 static void
-iterate (enum way way, struct ring *cached)
+iterate (enum way way, struct ring *cached, struct ring *cached_fd)
 {
   struct ring r;
   switch (way)
     {
     case SETUP_ONLY:
-      ring_open (&r);
+      ring_open (&r, false);
       ring_close (&r);
       break;
     case SPAWN_FRESH:
-      ring_open (&r);
+      ring_open (&r, false);
       pid_t pid = spawn (&r);
       ring_close (&r);
       reap (pid);
       break;
     case SPAWN_CACHED:
       reap (spawn (cached));
+      break;
+    case SPAWN_CACHED_FD:
+      reap (spawn (cached_fd));
       break;
     default:
       abort ();
@@ -277,9 +325,11 @@ static char missing[4096];
    process is created and dies without an exec; the chain's child is
    then gone when the CQEs come, with nothing to wait for).  Stamps: T[0]
    before, T[1] when the spawning call returns (the chain: after the
-   submission; the clone runs in task_work when the submitter waits;
-   vfork: when the child has exec'd or exited), T[2] when the chain's
-   CQEs are in (vfork: = T[1]), T[3] after waitpid.  */
+   submission; v2 made the child in task_work when the submitter waited,
+   v3 makes it in task_work on the submitting call's way back to user
+   space, so on v3 the call includes the clone; vfork: when the child has
+   exec'd or exited), T[2] when the chain's CQEs are in (vfork: = T[1]),
+   T[3] after waitpid.  */
 enum mech { M_CHAIN, M_CHAIN_FAIL, M_VFORK, M_VFORK_FAIL, NMECHS };
 static const char *const mech_name[NMECHS] =
   {
@@ -347,8 +397,9 @@ phases (int n, struct ring *r)
   uint64_t *d[3];
   for (int k = 0; k < 3; k++)
     d[k] = calloc (n, sizeof (uint64_t));
-  printf ("%-30s %12s %12s %12s  (medians, us)\n", "phases", "call",
-	  "until CQEs", "waitpid");
+  printf ("%-30s %12s %12s %12s  (medians, us; %s interface%s)\n",
+	  "phases", "call", "until CQEs", "waitpid", SPAWN_V3 ? "v3" : "v2",
+	  clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int m = 0; m < NMECHS; m++)
     {
       uint64_t t[4];
@@ -387,28 +438,40 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: ring-cost [--phases] [ITERATIONS >= 10]\n");
       return 2;
     }
+#if SPAWN_V3
+  /* As glibc (spawni-uring.c, path_may_name_fd): the snapshot for an
+     absolute path outside /proc and /dev.  */
+  if ((getauxval (AT_IO_URING_SPAWN) & IORING_SPAWN_F_FD_SNAPSHOT)
+      && self[0] == '/' && strncmp (self, "/proc/", 6) != 0
+      && strncmp (self, "/dev/", 5) != 0)
+    clone_spawn_flags = IORING_CLONE_FD_SNAPSHOT;
+#endif
   uint64_t *t = calloc (n, sizeof (*t));
-  struct ring cached;
-  ring_open (&cached);
+  struct ring cached, cached_fd;
+  ring_open (&cached, false);
   if (by_phase)
     {
       phases (n, &cached);
       return 0;
     }
-  printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC\n", n);
+  ring_open (&cached_fd, true);
+  printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC, %s interface%s\n",
+	  n, SPAWN_V3 ? "v3" : "v2",
+	  clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int way = 0; way < NWAYS; way++)
     {
       for (int i = 0; i < n / 10; i++)	/* Warm-up.  */
-	iterate (way, &cached);
+	iterate (way, &cached, &cached_fd);
       uint64_t start = now_ns ();
       for (int i = 0; i < n; i++)
 	{
 	  uint64_t t0 = now_ns ();
-	  iterate (way, &cached);
+	  iterate (way, &cached, &cached_fd);
 	  t[i] = now_ns () - t0;
 	}
       report (way_name[way], t, n, now_ns () - start);
     }
   ring_close (&cached);
+  ring_close (&cached_fd);
   return 0;
 }

@@ -4,11 +4,14 @@
      fork         fork, then execve in the child
      vfork        vfork, then execve in the child
      posix_spawn  posix_spawn of the C library the binary runs with: the
-		  stock glibc 2.36, or the patched one (io_uring path or,
-		  with GLIBC_TUNABLES=glibc.spawn.io_uring=0, the clone path)
+		  stock glibc (2.36 for v2, 2.44 for v3), or the patched one
+		  (io_uring path or, with GLIBC_TUNABLES=glibc.spawn.io_uring=0,
+		  the clone path)
      uring-raw    an IORING_OP_CLONE + IORING_OP_EXEC chain through
 		  liburing on a ring set up once per thread: the floor of
-		  the approach (needs the kernel series)
+		  the approach (needs the kernel series; v2's or v3's
+		  interface, whichever the UAPI headers it is built with
+		  have)
    spawning the static programs child-exit and child-stamp from --dir.
 
    In one parent state (--state: small, mem-untouched, mem-touched,
@@ -27,7 +30,11 @@
    Every result is a CSV line on stdout (the columns: csv_header); the
    clock column is what --clock says: the caller knows whether this runs
    on the host (wall clock) or under QEMU -icount (guest instruction
-   clock).  Progress goes to stderr.  */
+   clock).  Progress goes to stderr.
+
+   --expect-path io_uring|clone proves the path of every spawning context
+   it measures: the kernel's io_uring:io_uring_spawn trace event, one per
+   chain, is counted over the warm-up spawns (see path_trace_end).  */
 
 /* The patched kernel's UAPI header first: liburing's older copy has the
    same include guard and is then skipped.  */
@@ -48,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -57,6 +65,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/auxvec.h>
+
+/* The v3 interface (patches/kernel-v3): IORING_OP_CLONE = 65, EXEC = 66,
+   argv in addr2, the detection a feature bitmask.  Without it, v2's.  */
+#ifdef IORING_SPAWN_F_CHAIN
+# define SPAWN_V3 1
+#else
+# define SPAWN_V3 0
+#endif
 
 #ifndef CLONE_ARGS_SIZE_VER0
 # define CLONE_ARGS_SIZE_VER0 64
@@ -123,17 +140,36 @@ struct spawner
 {
   enum mech mech;
   struct io_uring ring;
+  unsigned int clone_flags;	/* v3: the clone's spawn_flags */
 };
 
 static void
 spawner_init (struct spawner *s, enum mech mech)
 {
   s->mech = mech;
+  s->clone_flags = 0;
   if (mech == MECH_URING)
     {
-      int ret = io_uring_queue_init (8, &s->ring, 0);
+      /* v3: a ring like glibc's (spawni-uring.c), as far as liburing
+	 2.3 goes: one issuer, completions run when it waits, entered
+	 through its registered index; and the descriptor snapshot where
+	 the kernel has it, as glibc asks for it for an absolute path
+	 outside /proc and /dev and no file action.  glibc's ring has no
+	 descriptor at all; this one's is close-on-exec, so the snapshot
+	 leaves it out of the child.  */
+      unsigned int flags = SPAWN_V3 ? (IORING_SETUP_SINGLE_ISSUER
+				       | IORING_SETUP_DEFER_TASKRUN) : 0;
+      int ret = io_uring_queue_init (8, &s->ring, flags);
       if (ret < 0)
 	die ("io_uring_queue_init: %s", strerror (-ret));
+#if SPAWN_V3
+      ret = io_uring_register_ring_fd (&s->ring);
+      if (ret != 1)
+	die ("io_uring_register_ring_fd: %s",
+	     ret < 0 ? strerror (-ret) : "not registered");
+      if (getauxval (AT_IO_URING_SPAWN) & IORING_SPAWN_F_FD_SNAPSHOT)
+	s->clone_flags = IORING_CLONE_FD_SNAPSHOT;
+#endif
     }
 }
 
@@ -155,8 +191,12 @@ get_sqe (struct io_uring *ring)
   return sqe;
 }
 
+/* v3: no attribute struct (addr2 0): the new program gets our signal
+   mask, and the clone implies CLONE_CLEAR_SIGHAND; nothing else of
+   posix_spawn's is asked for.  */
 static void
-prep_clone (struct io_uring *ring, struct clone_args *ca)
+prep_clone (struct io_uring *ring, struct clone_args *ca,
+	    unsigned int spawn_flags)
 {
   struct io_uring_sqe *sqe = get_sqe (ring);
   sqe->opcode = IORING_OP_CLONE;
@@ -164,6 +204,11 @@ prep_clone (struct io_uring *ring, struct clone_args *ca)
   sqe->len = CLONE_ARGS_SIZE_VER0;
   sqe->flags = IOSQE_IO_LINK;
   sqe->user_data = 0;
+#if SPAWN_V3
+  sqe->spawn_flags = spawn_flags;
+#else
+  (void) spawn_flags;
+#endif
 }
 
 static void
@@ -173,7 +218,11 @@ prep_exec (struct io_uring *ring, const char *path, char *const argv[])
   sqe->opcode = IORING_OP_EXEC;
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
+#if SPAWN_V3
+  sqe->addr2 = (uintptr_t) argv;
+#else
   sqe->off = (uintptr_t) argv;
+#endif
   sqe->addr3 = (uintptr_t) empty_env;
   sqe->user_data = 1;
 }
@@ -181,10 +230,11 @@ prep_exec (struct io_uring *ring, const char *path, char *const argv[])
 /* The chain CLONE -> EXEC; returns once both CQEs are in, i.e. when the
    child has exec'd, as posix_spawn does.  */
 static pid_t
-spawn_uring (struct io_uring *ring, const char *path, char *const argv[])
+spawn_uring (struct spawner *s, const char *path, char *const argv[])
 {
+  struct io_uring *ring = &s->ring;
   struct clone_args ca = { .exit_signal = SIGCHLD };
-  prep_clone (ring, &ca);
+  prep_clone (ring, &ca, s->clone_flags);
   prep_exec (ring, path, argv);
   int ret = io_uring_submit_and_wait (ring, 2);
   if (ret != 2)
@@ -232,7 +282,7 @@ spawn (struct spawner *s, const char *path, char *const argv[])
 	die ("posix_spawn %s: %s", path, strerror (err));
       break;
     case MECH_URING:
-      pid = spawn_uring (&s->ring, path, argv);
+      pid = spawn_uring (s, path, argv);
       break;
     default:
       abort ();
@@ -384,6 +434,110 @@ state_setup (const char *state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Which path the spawns take.  */
+
+#define TRACEFS "/sys/kernel/tracing"
+#define SPAWN_EVENT "events/io_uring/io_uring_spawn"
+/* The spawns the path of --first is proven on (path_burst).  */
+#define PATH_BURST 20
+
+/* The tracefs instance recording io_uring:io_uring_spawn while the
+   spawns to prove run; empty if none does.  */
+static char trace_inst[PATH_MAX];
+
+static void
+write_file (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_TRUNC);
+  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
+    die ("%s: %m", path);
+  close (fd);
+}
+
+/* With --expect-path: start recording the kernel's io_uring_spawn
+   events, one per chain when it is over, in a tracefs instance of our
+   own.  No seccomp filter is involved: under any filter the kernel
+   refuses chains (v3 also leaves AT_IO_URING_SPAWN out of a program
+   exec'd under one), so a filter would only prove itself.  */
+static void
+path_trace_begin (void)
+{
+  trace_inst[0] = '\0';
+  if (opt->expect_path == NULL)
+    return;
+  if (access (TRACEFS "/events", F_OK) != 0)
+    mount ("nodev", TRACEFS, "tracefs", 0, NULL);
+  if (access (TRACEFS "/" SPAWN_EVENT, F_OK) != 0)
+    {
+      /* A kernel without the spawn series: no spawn is a chain.  */
+      if (strcmp (opt->expect_path, "io_uring") == 0)
+	die ("%s: this kernel has no %s: the io_uring path cannot be "
+	     "proven", opt->label, SPAWN_EVENT);
+      return;
+    }
+  char path[PATH_MAX + 64];
+  snprintf (trace_inst, sizeof trace_inst, TRACEFS "/instances/spawn-bench-%d",
+	    (int) getpid ());
+  if (mkdir (trace_inst, 0700) != 0)
+    die ("%s: %m", trace_inst);
+  snprintf (path, sizeof path, "%s/" SPAWN_EVENT "/enable", trace_inst);
+  write_file (path, "1");
+}
+
+/* Stop recording; the SPAWNS spawns made since path_trace_begin must
+   have taken the path --expect-path names, or the run stops.  io_uring:
+   one event of this process per spawn, each with a child (pid > 0) that
+   runs its program (result 0).  clone: no event of this process at all
+   (a chain the kernel refused, after which glibc takes the clone path,
+   has one too, with pid -EOPNOTSUPP).  */
+static void
+path_trace_end (long spawns)
+{
+  if (opt->expect_path == NULL)
+    return;
+  long ok = 0, other = 0;
+  if (trace_inst[0] != '\0')
+    {
+      char path[PATH_MAX + 64], line[512], tgid[32];
+      long kept = -1, written = -1;
+      snprintf (path, sizeof path, "%s/" SPAWN_EVENT "/enable", trace_inst);
+      write_file (path, "0");
+      snprintf (path, sizeof path, "%s/trace", trace_inst);
+      FILE *f = fopen (path, "r");
+      if (f == NULL)
+	die ("%s: %m", path);
+      snprintf (tgid, sizeof tgid, "tgid %d,", (int) getpid ());
+      while (fgets (line, sizeof line, f) != NULL)
+	{
+	  const char *ev = strstr (line, tgid);
+	  int pid, result;
+	  if (sscanf (line, "# entries-in-buffer/entries-written: %ld/%ld",
+		      &kept, &written) == 2
+	      || strstr (line, " io_uring_spawn: ") == NULL || ev == NULL)
+	    continue;
+	  if (sscanf (ev, "tgid %*d, pid %d, result %d", &pid, &result) == 2
+	      && pid > 0 && result == 0)
+	    ok++;
+	  else
+	    other++;
+	}
+      fclose (f);
+      rmdir (trace_inst);
+      trace_inst[0] = '\0';
+      if (kept < 0 || kept != written)
+	die ("%s: the trace kept %ld of %ld events: the path is not proven",
+	     opt->label, kept, written);
+    }
+  bool uring = strcmp (opt->expect_path, "io_uring") == 0;
+  if (spawns < 1 || (uring ? ok != spawns || other != 0 : ok + other != 0))
+    die ("%s: %ld spawns posted %ld events of a chain that ran its program"
+	 " and %ld other io_uring_spawn events: not the %s path", opt->label,
+	 spawns, ok, other, opt->expect_path);
+  fprintf (stderr, "  %-15s %-13s path %s: %ld spawns, %ld chain events\n",
+	   opt->label, opt->state, opt->expect_path, spawns, ok);
+}
+
+/* ------------------------------------------------------------------ */
 /* The measurements.  */
 
 static char exit_path[PATH_MAX], stamp_path[PATH_MAX];
@@ -425,9 +579,13 @@ measure_call (struct spawner *s)
   struct samples call, both;
   samples_init (&call, opt->iters);
   samples_init (&both, opt->iters);
+  /* The warm-up spawns prove the path, in the measured parent state.  */
   int64_t warm_end = deadline (now_ns (), 1);
-  for (long i = 0; i < opt->warmup && now_ns () < warm_end; i++)
+  long warm = 0;
+  path_trace_begin ();
+  for (; warm < opt->warmup && now_ns () < warm_end; warm++)
     reap (spawn (s, exit_path, argv));
+  path_trace_end (warm);
   int64_t start = now_ns (), end = deadline (start, 0);
   for (long i = 0; i < opt->iters && now_ns () < end; i++)
     {
@@ -530,6 +688,8 @@ sweep_one (int nthreads)
   sw.lat = calloc (nthreads, sizeof *sw.lat);
   pthread_barrier_init (&sw.ready, NULL, nthreads + 1);
   pthread_barrier_init (&sw.go, NULL, nthreads + 1);
+  /* Every thread's warm-up (its own ring) proves the path.  */
+  path_trace_begin ();
   for (int i = 0; i < nthreads; i++)
     {
       samples_init (&sw.lat[i], sw.per_thread);
@@ -539,6 +699,7 @@ sweep_one (int nthreads)
 	die ("pthread_create: %s", strerror (err));
     }
   pthread_barrier_wait (&sw.ready);
+  path_trace_end (nthreads * (opt->warmup / 4 + 1));
   int64_t t0 = now_ns ();
   pthread_barrier_wait (&sw.go);
   for (int i = 0; i < nthreads; i++)
@@ -623,12 +784,29 @@ run_fresh (char *const argv[])
   return strtoll (buf, NULL, 10);
 }
 
+/* --first: the path of the fresh copies, which run this binary in this
+   environment, proven on PATH_BURST spawns of this process, the first
+   of which is its own first spawn.  */
+static void
+path_burst (void)
+{
+  struct spawner s;
+  char *argv[] = { "child-exit", NULL };
+  spawner_init (&s, opt->mech);
+  path_trace_begin ();
+  for (long i = 0; i < PATH_BURST; i++)
+    reap (spawn (&s, exit_path, argv));
+  path_trace_end (PATH_BURST);
+  spawner_fini (&s);
+}
+
 /* "First spawn of a process": --first fresh processes, one spawn each.
    The environment (GLIBC_TUNABLES) is passed on; the loader and libc are
    those of this binary.  */
 static void
 measure_first (void)
 {
+  path_burst ();
   char *argv[] = { "spawn-bench", "--one", "--mech",
 		   (char *) mech_names[opt->mech], "--dir", (char *) opt->dir,
 		   NULL };
@@ -640,63 +818,6 @@ measure_first (void)
   progress ("first spawn", opt->first, start);
   report ("first-spawn", 1, "call", &first, -1);
   free (first.v);
-}
-
-/* ------------------------------------------------------------------ */
-/* Which path posix_spawn takes.  */
-
-#define TRACEFS "/sys/kernel/tracing"
-#define SPAWN_EVENT "events/io_uring/io_uring_spawn"
-
-static void
-write_file (const char *path, const char *text)
-{
-  int fd = open (path, O_WRONLY | O_TRUNC);
-  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
-    die ("%s: %m", path);
-  close (fd);
-}
-
-/* One posix_spawn, seen through the kernel's io_uring:io_uring_spawn
-   trace event, which every chain posts: "io_uring" if it shows one for
-   this process, "clone" if not (or if the kernel has no such event: no
-   spawn series).  */
-static const char *
-posix_spawn_path (void)
-{
-  char inst[PATH_MAX], path[PATH_MAX + 64];
-  if (access (TRACEFS "/events", F_OK) != 0)
-    mount ("nodev", TRACEFS, "tracefs", 0, NULL);
-  if (access (TRACEFS "/" SPAWN_EVENT, F_OK) != 0)
-    return "clone";
-  snprintf (inst, sizeof inst, TRACEFS "/instances/spawn-bench-%d",
-	    (int) getpid ());
-  if (mkdir (inst, 0700) != 0)
-    die ("%s: %m", inst);
-  snprintf (path, sizeof path, "%s/" SPAWN_EVENT "/enable", inst);
-  write_file (path, "1");
-
-  char *argv[] = { "child-exit", NULL };
-  pid_t child;
-  int err = posix_spawn (&child, exit_path, NULL, NULL, argv, empty_env);
-  if (err != 0)
-    die ("posix_spawn: %s", strerror (err));
-  reap (child);
-
-  write_file (path, "0");
-  snprintf (path, sizeof path, "%s/trace", inst);
-  FILE *f = fopen (path, "r");
-  if (f == NULL)
-    die ("%s: %m", path);
-  char want[64], line[512];
-  snprintf (want, sizeof want, "tgid %d, pid %d,", (int) getpid (),
-	    (int) child);
-  bool seen = false;
-  while (fgets (line, sizeof line, f) != NULL)
-    seen |= strstr (line, want) != NULL;
-  fclose (f);
-  rmdir (inst);
-  return seen ? "io_uring" : "clone";
 }
 
 /* ------------------------------------------------------------------ */
@@ -818,6 +939,12 @@ parse_args (int argc, char **argv, struct options *o, int *one)
     o->label = mech_names[o->mech];
   if (o->iters < 1)
     die ("--iters must be at least 1");
+  if (o->expect_path != NULL && strcmp (o->expect_path, "io_uring") != 0
+      && strcmp (o->expect_path, "clone") != 0)
+    die ("--expect-path io_uring or clone, not %s", o->expect_path);
+  if (o->expect_path != NULL && o->warmup < 1 && o->first == 0
+      && o->threads == NULL)
+    die ("--expect-path proves the path on the warm-up: --warmup 1 at least");
 }
 
 int
@@ -831,15 +958,6 @@ main (int argc, char **argv)
   if (one)
     return first_one ();
 
-  if (o.expect_path != NULL)
-    {
-      if (o.mech != MECH_SPAWN)
-	die ("--expect-path goes with --mech posix_spawn");
-      const char *path = posix_spawn_path ();
-      if (strcmp (path, o.expect_path) != 0)
-	die ("%s: posix_spawn takes the %s path here, not %s", o.label, path,
-	     o.expect_path);
-    }
   if (o.first > 0)
     {
       measure_first ();

@@ -1,23 +1,66 @@
-# scripts/bench.sh -- ./build.sh bench [--quick] [--host-only|--vm-only]:
+# scripts/bench.sh -- ./build.sh bench [--v3] [--quick] [--host-only|--vm-only]:
 # build what the benchmarks need, run them natively on this machine and in
 # the VM under QEMU -icount, write the CSVs, the Markdown table and the
 # plots.  Sourced by build.sh after lib.sh, glibc.sh and kernel.sh.  See
 # bench/README.md.
+#
+# v2 (the default, until v2 is retired): glibc 2.36 patched and stock,
+# the v2 kernel (build/kernel); binaries in build/bench/bin.  --v3: glibc
+# 2.44 with the v3 series (build/glibc-v3) against stock 2.44
+# (build/glibc-v3-stock), the v3 kernel (build/kernel-v3); binaries in
+# build/bench-v3/bin, results in bench/results-v3/ (--quick:
+# build/bench-v3/quick/).
 
 BENCH_STAGE=/tmp/uring-spawn-bench	# must match bench/run.sh
 BENCH_BIN=$TOP/build/bench/bin
+BENCH_V3=0
 
 bench_usage ()
 {
   cat <<EOF
-Usage: ./build.sh bench [--quick] [--host-only | --vm-only]
+Usage: ./build.sh bench [--v3] [--quick] [--host-only | --vm-only]
 
+  --v3         the v3 kernel (build/kernel-v3) and glibc 2.44 with the v3
+               series (build/glibc-v3) against stock 2.44
+               (build/glibc-v3-stock); results in bench/results-v3/
+               (--quick: build/bench-v3/quick/).  Without it: v2 (glibc
+               2.36, build/kernel)
   --quick      300 spawns per figure instead of 2000, 30 fresh processes
                for the first-spawn figure; results in build/bench/quick/
                (the full run writes bench/results/)
   --host-only  only the native run (wall clock; no io_uring path here)
   --vm-only    only the run in the VM (QEMU -icount: guest instruction clock)
 EOF
+}
+
+# --v3: every build below is v3's (scripts/glibc.sh, scripts/kernel.sh).
+bench_use_v3 ()
+{
+  BENCH_V3=1
+  BENCH_BIN=$TOP/build/bench-v3/bin
+  glibc_use_v3
+  kernel_use_v3
+}
+
+# v3: spawn-bench is compiled against Debian 12's glibc 2.36 headers and
+# linked against its libc.so, and runs on 2.44.  That is safe if every
+# symbol it binds is at the version a build against 2.44 would bind, its
+# newest in 2.44's ABI list (glibc keeps every version; a missing one
+# would also stop the loader).  See bench/README.md.
+bench_abi_check ()
+{
+  local abilist=$PRISTINE/sysdeps/unix/sysv/linux/x86_64/64/libc.abilist
+  local ver sym newest bad= n=0
+  [ -f "$abilist" ] || die "bench: no $abilist"
+  while read -r ver sym; do
+    n=$((n + 1))
+    newest=$(awk -v s="$sym" '$2 == s { print $1 }' "$abilist" | sort -V | tail -n 1)
+    [ "$ver" = "$newest" ] || bad+=" $sym@$ver (2.44: ${newest:-none})"
+  done < <(objdump -T "$BENCH_BIN/spawn-bench-stock" \
+	     | sed -n 's/.*(\(GLIBC_[0-9.]*\))[[:space:]]*\([A-Za-z_0-9]*\)$/\1 \2/p')
+  [ "$n" -gt 0 ] || die "bench: no versioned symbol in $BENCH_BIN/spawn-bench-stock"
+  [ -z "$bad" ] || die "bench: spawn-bench binds symbols that 2.44 has newer versions of:$bad; compile it against 2.44's headers"
+  say "benchmark ABI: the $n glibc symbols spawn-bench binds are 2.44's default versions"
 }
 
 bench_build ()
@@ -27,15 +70,18 @@ bench_build ()
   glibc_stock_build
   kernel_build
   local mk=(make -C bench OUT="$BENCH_BIN" STOCK="$GSTOCK" PATCHED="$GBUILD"
-	    KHDR="$TOP/build/kernel/usr/include" STAGE="$BENCH_STAGE")
+	    KHDR="$TOP/build/$KERNEL_LINK/usr/include" STAGE="$BENCH_STAGE")
   # Only a build takes the lock: a long locked job (glibc's tests) must
   # not hold up a run whose binaries are current.
+  local rel=${BENCH_BIN#"$TOP"/}
   if "${mk[@]}" -q >/dev/null 2>&1; then
-    say "benchmark binaries: up to date (build/bench/bin)"
+    say "benchmark binaries: up to date ($rel)"
   else
-    step "$TOP/build/bench/compile.log" "compiling the benchmark into build/bench/bin" \
+    mkdir -p "${BENCH_BIN%/bin}"
+    step "${BENCH_BIN%/bin}/compile.log" "compiling the benchmark into $rel" \
       locked "${mk[@]}"
   fi
+  [ "$BENCH_V3" = 0 ] || bench_abi_check
 }
 
 # The host part: natively, wall clock.  One at a time per machine: the
@@ -44,9 +90,11 @@ bench_host ()
 {
   local out=$1 quick=$2
   say "host: $(uname -r), native, wall clock (other load on this machine shows in the numbers)"
+  local v3=
+  [ "$BENCH_V3" = 0 ] || v3=--v3
   if ! flock "$CACHE/.bench-host.lock" \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/host.csv" --where host \
-	 --clock wall $quick 2>&1 | tee "$out/host.log"; then
+	 --clock wall $quick $v3 2>&1 | tee "$out/host.log"; then
     die "the host run failed; log: $out/host.log"
   fi
 }
@@ -56,12 +104,13 @@ bench_host ()
 # single-threaded measurements pinned to one vCPU (see bench/run.sh).
 bench_vm ()
 {
-  local out=$1 quick=$2 timeout=7200
+  local out=$1 quick=$2 timeout=7200 v3=
   [ -n "$quick" ] && timeout=900
-  say "VM: the kernel with the series, QEMU -icount (guest instruction clock)"
-  if ! VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
+  [ "$BENCH_V3" = 0 ] || v3=--v3
+  say "VM: the kernel with the series (build/$KERNEL_LINK), QEMU -icount (guest instruction clock)"
+  if ! VM_V3=$BENCH_V3 VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/vm.csv" --where vm \
-	 --clock guest-insn --uring --pin $quick 2>&1 | tee "$out/vm.log"; then
+	 --clock guest-insn --uring --pin $quick $v3 2>&1 | tee "$out/vm.log"; then
     die "the VM run failed; log: $out/vm.log"
   fi
 }
@@ -70,13 +119,13 @@ bench_vm ()
 # working tree's, committed or not.
 bench_overlay ()
 {
-  local rev
+  local rev src=("$G_OVERLAY" "$G_HUNKS" "$G_SERIES")
   rev=$(git rev-parse --short HEAD 2>/dev/null || echo '?')
-  if git diff --quiet HEAD -- sysdeps-overlay patches/glibc-hunks 2>/dev/null \
-     && [ -z "$(git ls-files --others --exclude-standard sysdeps-overlay patches/glibc-hunks)" ]; then
-    printf 'overlay of %s' "$rev"
+  if git diff --quiet HEAD -- "${src[@]}" 2>/dev/null \
+     && [ -z "$(git ls-files --others --exclude-standard "${src[@]}")" ]; then
+    printf '%s, overlay of %s' "$GLIBC_VERSION" "$rev"
   else
-    printf 'overlay of %s plus uncommitted changes' "$rev"
+    printf '%s, overlay of %s plus uncommitted changes' "$GLIBC_VERSION" "$rev"
   fi
 }
 
@@ -96,7 +145,7 @@ bench_part ()
   if [ "$where" = host ]; then
     what="native on $(uname -r), $(nproc) CPUs, wall clock"
   else
-    what="VM: $(cat build/kernel/release 2>/dev/null), QEMU TCG -icount shift=0, ${VM_SMP:-2} vCPUs, ${VM_MEM:-3G}, guest instruction clock"
+    what="VM: $(cat "build/$KERNEL_LINK/release" 2>/dev/null), QEMU TCG -icount shift=0, ${VM_SMP:-2} vCPUs, ${VM_MEM:-3G}, guest instruction clock"
   fi
   printf '%s part (%s): run %s, took %s by the host clock (%s); patched glibc: %s\n' \
     "$where" "$mode" "$(date -u +%Y-%m-%dT%H:%MZ)" \
@@ -106,10 +155,11 @@ bench_part ()
 
 bench_main ()
 {
-  local quick= host=1 vm=1 out=$TOP/bench/results mode=full
+  local quick= host=1 vm=1 out= mode=full
   while [ $# -gt 0 ]; do
     case $1 in
-      --quick) quick=--quick; mode=quick; out=$TOP/build/bench/quick ;;
+      --v3) bench_use_v3 ;;
+      --quick) quick=--quick; mode=quick ;;
       --host-only) vm=0 ;;
       --vm-only) host=0 ;;
       -h|--help) bench_usage; return 0 ;;
@@ -118,7 +168,13 @@ bench_main ()
     shift
   done
   [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
-  local t0 t1 overlay
+  local results=bench/results quickdir=build/bench/quick report=() t0 t1 overlay
+  local title="uring-spawn benchmarks"
+  if [ "$BENCH_V3" = 1 ]; then
+    results=bench/results-v3 quickdir=build/bench-v3/quick report=(--v3)
+    title="uring-spawn benchmarks, v3"
+  fi
+  if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
   bench_build
   overlay=$(bench_overlay)
@@ -129,8 +185,8 @@ bench_main ()
   [ $host = 1 ] && bench_part host "$out" "$quick" "$overlay"
   [ $vm = 1 ] && bench_part vm "$out" "$quick" "$overlay"
   rm -f "$out"/*.svg "$out"/*.dat
-  python3 bench/report.py "$out" --title "uring-spawn benchmarks ($mode run)" \
-    > /dev/null || die "bench: the report failed"
+  python3 bench/report.py "$out" --title "$title ($mode run)" \
+    "${report[@]}" > /dev/null || die "bench: the report failed"
   cat "$out/results.md"
   say "bench ($mode): $(mmss $(( $(date +%s) - t0 ))) in all, of which builds $(mmss $((t1 - t0))) (cached or not) and measuring $(mmss $(( $(date +%s) - t1 ))); results in ${out#"$TOP"/}/: results.md, host.csv, vm.csv, *.svg"
 }

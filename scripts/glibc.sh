@@ -350,10 +350,11 @@ glibc_patch_check ()
 
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/
 # subdirectory and the spawn and exec users elsewhere, with MAKE-ARGS
-# (a test-wrapper for the VM).  Results go to build/results/WHERE.sum.
+# (a test-wrapper for the VM).  Results go to build/results/WHERE.sum
+# (GLIBC_RESULTS: another directory).
 glibc_run_tests ()
 {
-  local where=$1 results=$TOP/build/results sum t log
+  local where=$1 results=${GLIBC_RESULTS:-$TOP/build/results} sum t log
   shift
   mkdir -p "$results"
   sum=$results/$where.sum
@@ -406,7 +407,7 @@ _glibc_rerun_unrelated ()
     sed -n '1,40s/^/    /p' "$out" 2>/dev/null || echo "    (no $out)"
     rm -f "$out" "$GBUILD/$t.test-result"
     locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" "$@" test t="$t" \
-      >> "$TOP/build/results/$where-rerun.log" 2>&1 || true
+      >> "${GLIBC_RESULTS:-$TOP/build/results}/$where-rerun.log" 2>&1 || true
     if grep -q '^PASS: ' "$GBUILD/$t.test-result" 2>/dev/null; then
       echo "glibc ($where): $t passed when run again: FLAKY, counted as passed"
       sed -i "s|^FAIL: $t\$|PASS: $t|" "$sum"
@@ -422,7 +423,7 @@ _glibc_rerun_unrelated ()
 glibc_check ()
 {
   glibc_run_tests host
-  summarize host "$TOP/build/results/host.sum"
+  summarize host "${GLIBC_RESULTS:-$TOP/build/results}/host.sum"
 }
 
 # The same tests with every test program run in the VM on the kernel with
@@ -439,13 +440,13 @@ glibc_check_vm ()
   _glibc_check_vm_run vm-off --env GLIBC_TUNABLES=glibc.spawn.io_uring=0
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
   unset VM_NAME
-  summarize vm "$TOP/build/results/vm.sum" "$TOP/build/results/vm-off.sum"
+  summarize vm "${GLIBC_RESULTS:-$TOP/build/results}/vm.sum" "${GLIBC_RESULTS:-$TOP/build/results}/vm-off.sum"
 }
 
 # _glibc_check_vm_run WHERE [WRAPPER-OPTIONS...]
 _glibc_check_vm_run ()
 {
-  local where=$1 results=$TOP/build/results
+  local where=$1 results=${GLIBC_RESULTS:-$TOP/build/results}
   shift
   # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
   # their usual time.

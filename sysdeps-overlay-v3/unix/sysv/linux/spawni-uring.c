@@ -541,14 +541,28 @@ path_candidates (const char *file, const char *path, char *buf,
 }
 
 /* Whether a path may lead to a descriptor: a relative one (through a
-   directory descriptor or a working directory in /proc), or one in /proc
-   or /dev.  A symbolic link elsewhere that points there is not seen.  */
+   directory descriptor or a working directory in /proc), one in /proc or
+   /dev, or one spelled so that a prefix test cannot tell (an empty, "."
+   or ".." component, as in "//proc" or "/../proc").  A symbolic link
+   elsewhere that points there is not seen.  */
 static bool
 path_may_name_fd (const char *path)
 {
-  return (path[0] != '/'
-	  || strncmp (path, "/proc/", 6) == 0
-	  || strncmp (path, "/dev/", 5) == 0);
+  if (path[0] != '/'
+      || strncmp (path, "/proc/", 6) == 0
+      || strncmp (path, "/dev/", 5) == 0)
+    return true;
+  for (const char *p = path; *p != '\0'; )
+    {
+      /* P is at a slash; the component after it ends at Q.  */
+      const char *q = __strchrnul (p + 1, '/');
+      size_t len = q - (p + 1);
+      if (len == 0 || (len == 1 && p[1] == '.')
+	  || (len == 2 && p[1] == '.' && p[2] == '.'))
+	return *q != '\0' || len != 0;
+      p = q;
+    }
+  return false;
 }
 
 /* Whether the child needs none of the caller's close-on-exec descriptors:
@@ -632,8 +646,10 @@ __spawni_uring (int *pid, const char *file,
   /* The clone path reports ENOSYS.  */
   if (use_pidfd && !__clone_pidfd_supported ())
     return -1;
+  /* A compound literal here would not outlive the if statement.  */
+  static const posix_spawnattr_t no_attr;
   if (attr == NULL)
-    attr = &(const posix_spawnattr_t) { 0 };
+    attr = &no_attr;
 
   const char *path = NULL;
   if ((xflags & SPAWN_XFLAGS_USE_PATH) && file[0] != '\0'
@@ -700,8 +716,11 @@ __spawni_uring (int *pid, const char *file,
     goto out;
   if (run == RUN_LOST)
     {
-      /* A child may exist and run: never spawn a second one.  */
+      /* A child may exist and run: never spawn a second one.  Its pidfd,
+	 if the clone wrote one, is not the caller's.  */
       ec = EAGAIN;
+      if (use_pidfd && pidfd >= 0)
+	__close_nocancel_nostatus (pidfd);
       goto out;
     }
   bool execd;
