@@ -42,11 +42,13 @@ Commands:
                 boot that kernel under QEMU, run CMD in it, return its
                 status (scripts/vm.sh; also start/exec/stop for a
                 persistent VM)
-  check         all tests: the committed patch is in sync and applies,
+  check [--v3]  all tests: the committed patch is in sync and applies,
                 glibc's posix/ tests and the spawn/exec users elsewhere
                 (tst-spawn-uring included) on this machine's kernel, and
                 the kernel suite (tests/kernel, DejaGnu) in the VM on the
-                debug kernel; ends with the line "N passed, N failed"
+                debug kernel; ends with the line "N passed, N failed";
+                --v3: the same for the v3 series (glibc 2.44, Linux 7.3,
+                tests/kernel-v3; results in build/results-v3)
   bench [--v3] [--quick] [--host-only|--vm-only]
                 benchmarks (bench/): fork, vfork, stock and patched
                 posix_spawn, the raw io_uring chain, natively and in the
@@ -112,12 +114,23 @@ counts_of ()
     | tail -n 1
 }
 
+# cmd_check [--v3]: v2, or (--v3) the v3 series until it replaces v2:
+# glibc 2.44 with sysdeps-overlay-v3/, Linux 7.3 with patches/kernel-v3/,
+# tests/kernel-v3/; results in build/results-v3.
 cmd_check ()
 {
-  local results=build/results p=0 f=0 np nf
-  # Drift first: when Debian's glibc-source changes under the patch, that
-  # is the diagnosis, not "the patch is stale".
-  . scripts/deb.sh && deb_drift_check
+  local results=build/results p=0 f=0 np nf v3=
+  if [ "${1:-}" = --v3 ]; then
+    v3=--v3 results=build/results-v3
+    glibc_use_v3
+    kernel_use_v3
+    export VM_V3=1 GLIBC_RESULTS=$TOP/$results
+  else
+    # Drift first: when Debian's glibc-source changes under the patch,
+    # that is the diagnosis, not "the patch is stale".  (v3's packages
+    # are pending.)
+    . scripts/deb.sh && deb_drift_check
+  fi
   glibc_patch_check
   glibc_build
   mkdir -p "$results"
@@ -131,13 +144,13 @@ cmd_check ()
   read -r np nf <<<"$(counts_of "$results/vm.summary")"
   p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
   say "VM: the kernel suite on the debug kernel"
-  bash scripts/check-kernel.sh 2>&1 | tee "$results/kernel.summary" || true
+  bash scripts/check-kernel.sh $v3 2>&1 | tee "$results/kernel.summary" || true
   read -r np nf <<<"$(counts_of "$results/kernel.summary")"
   p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
   # The suite's detection test, built by it, on this machine's kernel,
   # where the same opcode numbers mean other operations.
   say "host: the spawn series must be detected as absent here ($(uname -r))"
-  build/tests/kernel/detect --expect-absent 2>&1 | tee "$results/host-detect.log" || true
+  build/tests/kernel${v3:+-v3}/detect --expect-absent 2>&1 | tee "$results/host-detect.log" || true
   np=$(grep -c '^PASS:' "$results/host-detect.log" || true)
   nf=$(grep -c '^FAIL:' "$results/host-detect.log" || true)
   [ "${np:-0}" -gt 0 ] || nf=$((nf + 1))
@@ -160,7 +173,7 @@ case "${1:-all}" in
   glibc)     shift; glibc_main "$@" ;;
   kernel)    shift; bash scripts/kernel.sh "$@" ;;
   vm)        shift; exec bash scripts/vm.sh "$@" ;;
-  check)     cmd_check ;;
+  check)     shift; cmd_check "$@" ;;
   bench)     shift; . scripts/bench.sh; bench_main "$@" ;;
   deb)       shift; . scripts/deb.sh; deb_main "$@" ;;
   deb-test)  shift; . scripts/deb.sh; . scripts/deb-test.sh; debtest_main "$@" ;;

@@ -348,13 +348,19 @@ glibc_patch_check ()
   say "patches/$PATCH_NAME is in sync with the overlay and its $(grep -c '^Subject: ' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
 }
 
+# Where the test results go: build/results, or GLIBC_RESULTS.
+glibc_results ()
+{
+  printf '%s\n' "${GLIBC_RESULTS:-$TOP/build/results}"
+}
+
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/
 # subdirectory and the spawn and exec users elsewhere, with MAKE-ARGS
-# (a test-wrapper for the VM).  Results go to build/results/WHERE.sum
-# (GLIBC_RESULTS: another directory).
+# (a test-wrapper for the VM).  Results go to $(glibc_results)/WHERE.sum.
 glibc_run_tests ()
 {
-  local where=$1 results=${GLIBC_RESULTS:-$TOP/build/results} sum t log
+  local where=$1 results sum t log
+  results=$(glibc_results)
   shift
   mkdir -p "$results"
   sum=$results/$where.sum
@@ -407,7 +413,7 @@ _glibc_rerun_unrelated ()
     sed -n '1,40s/^/    /p' "$out" 2>/dev/null || echo "    (no $out)"
     rm -f "$out" "$GBUILD/$t.test-result"
     locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" "$@" test t="$t" \
-      >> "${GLIBC_RESULTS:-$TOP/build/results}/$where-rerun.log" 2>&1 || true
+      >> "$(glibc_results)/$where-rerun.log" 2>&1 || true
     if grep -q '^PASS: ' "$GBUILD/$t.test-result" 2>/dev/null; then
       echo "glibc ($where): $t passed when run again: FLAKY, counted as passed"
       sed -i "s|^FAIL: $t\$|PASS: $t|" "$sum"
@@ -423,7 +429,7 @@ _glibc_rerun_unrelated ()
 glibc_check ()
 {
   glibc_run_tests host
-  summarize host "${GLIBC_RESULTS:-$TOP/build/results}/host.sum"
+  summarize host "$(glibc_results)/host.sum"
 }
 
 # The same tests with every test program run in the VM on the kernel with
@@ -440,13 +446,16 @@ glibc_check_vm ()
   _glibc_check_vm_run vm-off --env GLIBC_TUNABLES=glibc.spawn.io_uring=0
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
   unset VM_NAME
-  summarize vm "${GLIBC_RESULTS:-$TOP/build/results}/vm.sum" "${GLIBC_RESULTS:-$TOP/build/results}/vm-off.sum"
+  local results
+  results=$(glibc_results)
+  summarize vm "$results/vm.sum" "$results/vm-off.sum"
 }
 
 # _glibc_check_vm_run WHERE [WRAPPER-OPTIONS...]
 _glibc_check_vm_run ()
 {
-  local where=$1 results=${GLIBC_RESULTS:-$TOP/build/results}
+  local where=$1 results
+  results=$(glibc_results)
   shift
   # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
   # their usual time.

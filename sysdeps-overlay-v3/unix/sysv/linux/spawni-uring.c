@@ -559,7 +559,7 @@ path_may_name_fd (const char *path)
       size_t len = q - (p + 1);
       if (len == 0 || (len == 1 && p[1] == '.')
 	  || (len == 2 && p[1] == '.' && p[2] == '.'))
-	return *q != '\0' || len != 0;
+	return true;
       p = q;
     }
   return false;
