@@ -7,7 +7,7 @@ v3 kernel and the ring-cost built against its UAPI headers):
     VM_SMP=1 ./build.sh vm --icount -- python3 bench/kphases.py \\
         build/bench/bin/ring-cost 500
     VM_SMP=1 ./build.sh vm --v3 --icount -- python3 bench/kphases.py \\
-        build/bench-v3/bin/ring-cost 500
+        build/bench/bin/ring-cost 500
 
 It runs `ring-cost --phases N` twice: once plain (its medians: the
 spawning call, the wait for the chain's CQEs, waitpid), once with a

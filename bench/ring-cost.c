@@ -2,7 +2,7 @@
 
    The measurement behind the ring management of the glibc overlay
    (v2: sysdeps-overlay/unix/sysv/linux/spawni.c; v3:
-   sysdeps-overlay-v3/unix/sysv/linux/spawni-uring.c): a ring made for
+   sysdeps-overlay/unix/sysv/linux/spawni-uring.c): a ring made for
    each spawn, exactly as __spawni_uring makes it, against one ring made
    once and reused, as glibc's per-thread ring is, and against one ring
    reused that has a file descriptor (entered through it, not through a
@@ -14,7 +14,7 @@
 
      VM_SMP=1 ./build.sh vm --icount -- build/bench/bin/ring-cost [ITERATIONS]
      VM_SMP=1 ./build.sh vm --v3 --icount -- sh -c \
-       'cp build/bench-v3/bin/ring-cost /tmp/rc && /tmp/rc [ITERATIONS]'
+       'cp build/bench/bin/ring-cost /tmp/rc && /tmp/rc [ITERATIONS]'
 
    (v3 from tmpfs by an absolute path: no exec over 9p, and the
    descriptor snapshot, as below.)
@@ -61,7 +61,7 @@
 #include <linux/auxvec.h>
 #include <linux/sched.h>
 
-/* The v3 interface (patches/kernel-v3), else v2's.  */
+/* The v3 interface (patches/kernel), else v2's.  */
 #ifdef IORING_SPAWN_F_CHAIN
 # define SPAWN_V3 1
 #else

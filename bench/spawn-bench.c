@@ -67,7 +67,7 @@
 #include <unistd.h>
 #include <linux/auxvec.h>
 
-/* The v3 interface (patches/kernel-v3): IORING_OP_CLONE = 65, EXEC = 66,
+/* The v3 interface (patches/kernel): IORING_OP_CLONE = 65, EXEC = 66,
    argv in addr2, the detection a feature bitmask.  Without it, v2's.  */
 #ifdef IORING_SPAWN_F_CHAIN
 # define SPAWN_V3 1

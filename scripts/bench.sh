@@ -1,30 +1,23 @@
-# scripts/bench.sh -- ./build.sh bench [--v3] [--quick] [--host-only|--vm-only]:
+# scripts/bench.sh -- ./build.sh bench [--quick] [--host-only|--vm-only]:
 # build what the benchmarks need, run them natively on this machine and in
 # the VM under QEMU -icount, write the CSVs, the Markdown table and the
 # plots.  Sourced by build.sh after lib.sh, glibc.sh and kernel.sh.  See
 # bench/README.md.
 #
-# v2 (the default, until v2 is retired): glibc 2.36 patched and stock,
-# the v2 kernel (build/kernel); binaries in build/bench/bin.  --v3: glibc
-# 2.44 with the v3 series (build/glibc-v3) against stock 2.44
-# (build/glibc-v3-stock), the v3 kernel (build/kernel-v3); binaries in
-# build/bench-v3/bin, results in bench/results-v3/ (--quick:
-# build/bench-v3/quick/).
+# glibc 2.44 with the series (build/glibc) against stock 2.44
+# (build/glibc-stock), the plain kernel (build/kernel); binaries in
+# build/bench/bin, results in bench/results/ (--quick:
+# build/bench/quick/).  bench/run.sh and bench/report.py take --v3: the
+# v3 interface and goals (v2's are at git tag v2).
 
 BENCH_STAGE=/tmp/uring-spawn-bench	# must match bench/run.sh
 BENCH_BIN=$TOP/build/bench/bin
-BENCH_V3=0
 
 bench_usage ()
 {
   cat <<EOF
-Usage: ./build.sh bench [--v3] [--quick] [--host-only | --vm-only]
+Usage: ./build.sh bench [--quick] [--host-only | --vm-only]
 
-  --v3         the v3 kernel (build/kernel-v3) and glibc 2.44 with the v3
-               series (build/glibc-v3) against stock 2.44
-               (build/glibc-v3-stock); results in bench/results-v3/
-               (--quick: build/bench-v3/quick/).  Without it: v2 (glibc
-               2.36, build/kernel)
   --quick      300 spawns per figure instead of 2000, 30 fresh processes
                for the first-spawn figure; results in build/bench/quick/
                (the full run writes bench/results/)
@@ -33,16 +26,7 @@ Usage: ./build.sh bench [--v3] [--quick] [--host-only | --vm-only]
 EOF
 }
 
-# --v3: every build below is v3's (scripts/glibc.sh, scripts/kernel.sh).
-bench_use_v3 ()
-{
-  BENCH_V3=1
-  BENCH_BIN=$TOP/build/bench-v3/bin
-  glibc_use_v3
-  kernel_use_v3
-}
-
-# v3: spawn-bench is compiled against Debian 12's glibc 2.36 headers and
+# spawn-bench is compiled against Debian 12's glibc 2.36 headers and
 # linked against its libc.so, and runs on 2.44.  That is safe if every
 # symbol it binds is at the version a build against 2.44 would bind, its
 # newest in 2.44's ABI list (glibc keeps every version; a missing one
@@ -81,7 +65,7 @@ bench_build ()
     step "${BENCH_BIN%/bin}/compile.log" "compiling the benchmark into $rel" \
       locked "${mk[@]}"
   fi
-  [ "$BENCH_V3" = 0 ] || bench_abi_check
+  bench_abi_check
 }
 
 # The host part: natively, wall clock.  One at a time per machine: the
@@ -90,11 +74,9 @@ bench_host ()
 {
   local out=$1 quick=$2
   say "host: $(uname -r), native, wall clock (other load on this machine shows in the numbers)"
-  local v3=
-  [ "$BENCH_V3" = 0 ] || v3=--v3
   if ! flock "$CACHE/.bench-host.lock" \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/host.csv" --where host \
-	 --clock wall $quick $v3 2>&1 | tee "$out/host.log"; then
+	 --clock wall $quick --v3 2>&1 | tee "$out/host.log"; then
     die "the host run failed; log: $out/host.log"
   fi
 }
@@ -104,13 +86,12 @@ bench_host ()
 # single-threaded measurements pinned to one vCPU (see bench/run.sh).
 bench_vm ()
 {
-  local out=$1 quick=$2 timeout=7200 v3=
+  local out=$1 quick=$2 timeout=7200
   [ -n "$quick" ] && timeout=900
-  [ "$BENCH_V3" = 0 ] || v3=--v3
   say "VM: the kernel with the series (build/$KERNEL_LINK), QEMU -icount (guest instruction clock)"
-  if ! VM_V3=$BENCH_V3 VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
+  if ! VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/vm.csv" --where vm \
-	 --clock guest-insn --uring --pin $quick $v3 2>&1 | tee "$out/vm.log"; then
+	 --clock guest-insn --uring --pin $quick --v3 2>&1 | tee "$out/vm.log"; then
     die "the VM run failed; log: $out/vm.log"
   fi
 }
@@ -158,7 +139,6 @@ bench_main ()
   local quick= host=1 vm=1 out= mode=full
   while [ $# -gt 0 ]; do
     case $1 in
-      --v3) bench_use_v3 ;;
       --quick) quick=--quick; mode=quick ;;
       --host-only) vm=0 ;;
       --vm-only) host=0 ;;
@@ -168,12 +148,8 @@ bench_main ()
     shift
   done
   [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
-  local results=bench/results quickdir=build/bench/quick report=() t0 t1 overlay
-  local title="uring-spawn benchmarks"
-  if [ "$BENCH_V3" = 1 ]; then
-    results=bench/results-v3 quickdir=build/bench-v3/quick report=(--v3)
-    title="uring-spawn benchmarks, v3"
-  fi
+  local results=bench/results quickdir=build/bench/quick report=(--v3) t0 t1 overlay
+  local title="uring-spawn benchmarks, v3"
   if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
   bench_build

@@ -1,9 +1,8 @@
 # scripts/check-kernel.sh -- build the debug kernel, boot it, run the
 # DejaGnu kernel suite (tests/kernel) in it and check its kernel log.
 #
-#   bash scripts/check-kernel.sh [--v3] [--plain] [RUNTEST-ARGS...]
+#   bash scripts/check-kernel.sh [--plain] [RUNTEST-ARGS...]
 #
-# --v3 runs the v3 suite (tests/kernel-v3) on the v3 series' kernel.
 # --plain uses the plain kernel instead of the debug one (lockdep, KASAN).
 # RUNTEST-ARGS go to runtest, e.g. basic.exp=nop.c to run one test.
 # Results: build/results/spawn.sum and spawn.log.  Exits non-zero if a
@@ -17,13 +16,6 @@ _ck_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 set -o pipefail
 debug=--debug
 suite=tests/kernel
-if [ "${1:-}" = --v3 ]; then
-  # The v3 series' kernel and suite (tests/kernel-v3).
-  export VM_V3=1
-  kernel_use_v3
-  suite=tests/kernel-v3
-  shift
-fi
 if [ "${1:-}" = --plain ]; then debug=; shift; fi
 # auditd for auditctl, which spawn.security's audit test runs in the
 # guest (whose root is this machine's).
@@ -33,7 +25,7 @@ if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
 kdir=$_ck_here/build/$KERNEL_LINK${debug:+-debug}
 
 # One check at a time per clone: runs share build/results.
-results=$_ck_here/build/results${VM_V3:+-v3}
+results=$_ck_here/build/results
 mkdir -p "$results"
 exec 7>"$results/.lock"
 if ! flock -n 7; then

@@ -1,17 +1,17 @@
 # scripts/glibc.sh -- the glibc half of build.sh: sources, patch, build,
 # tests.  Sourced by build.sh after scripts/lib.sh.
 
-GLIBC_TARBALL=/usr/src/glibc/glibc-2.36.tar.xz
-GLIBC_VERSION=2.36
+# Debian experimental's glibc-source 2.44 (patches/sources.lock, fetched
+# by scripts/sources.sh); glibc_paths sets GLIBC_TARBALL.
+GLIBC_VERSION=2.44
 # What the patch is made of (see glibc_desired), and where builds link.
 G_OVERLAY=sysdeps-overlay
-G_TESTS=tests
-G_HUNKS=patches/glibc-hunks
-G_SERIES=patches/glibc-series
-G_BASE=patches/glibc-overlay-base.sha256
+G_TESTS=tests/glibc
+G_HUNKS=patches/glibc/hunks
+G_SERIES=patches/glibc/series
+G_BASE=patches/glibc/overlay-base.sha256
 G_LINK=glibc
-GLIBC_PACKAGES=(glibc-source build-essential gawk bison python3 xz-utils
-		git patch rsync)
+GLIBC_PACKAGES=(build-essential gawk bison python3 xz-utils git patch rsync)
 # Configure arguments.  MAKEINFO=: because Debian's tarball carries no
 # manual (as in Debian's own packaging).
 GLIBC_CONFIGURE=(--prefix=/usr)
@@ -21,41 +21,18 @@ GLIBC_EXTRA_TESTS=(stdlib/tst-system stdio-common/tst-popen
 		   stdio-common/tst-popen2 libio/tst-popen1)
 # The patch series, both mails in one mbox (git am applies them in turn);
 # fixed identity and date so that it is stable.
-PATCH_NAME=0001-posix_spawn-io_uring.patch
+PATCH_NAME=glibc/posix_spawn-io_uring.mbox
 PATCH_IDENT="uring-spawn developers <dev@uring-spawn.invalid>"
 PATCH_DATE="2026-11-30T00:00:00+00:00"
 
-# The v3 series in progress: Debian experimental's glibc 2.44
-# (patches/sources.lock), sysdeps-overlay-v3/, tests/glibc-v3/ and
-# patches/glibc-v3/; built in build/glibc-v3, source link glibc-v3.
-glibc_use_v3 ()
-{
-  GLIBC_TARBALL=$(sources_get glibc-source) || exit 1
-  GLIBC_VERSION=2.44
-  G_OVERLAY=sysdeps-overlay-v3
-  G_TESTS=tests/glibc-v3
-  G_HUNKS=patches/glibc-v3/hunks
-  G_SERIES=patches/glibc-v3/series
-  G_BASE=patches/glibc-v3/overlay-base.sha256
-  G_LINK=glibc-v3
-  PATCH_NAME=glibc-v3/posix_spawn-io_uring.mbox
-  local p keep=()
-  for p in "${GLIBC_PACKAGES[@]}"; do
-    [ "$p" = glibc-source ] || keep+=("$p")
-  done
-  GLIBC_PACKAGES=("${keep[@]}")
-}
-
-# ./build.sh glibc [--v3 | --v3-stock]: the patched glibc 2.36 (v2), or
-# glibc 2.44 with the v3 series in progress, or stock 2.44 (the
-# benchmark's and the comparisons' reference).
+# ./build.sh glibc [--stock]: glibc 2.44 with the series, or stock 2.44
+# (the benchmark's reference).
 glibc_main ()
 {
   case "${1:-}" in
     '') glibc_build ;;
-    --v3) glibc_use_v3; glibc_build ;;
-    --v3-stock) glibc_use_v3; glibc_stock_build ;;
-    *) die "usage: ./build.sh glibc [--v3 | --v3-stock]" ;;
+    --stock) glibc_stock_build ;;
+    *) die "usage: ./build.sh glibc [--stock]" ;;
   esac
 }
 
@@ -67,7 +44,8 @@ glibc_paths ()
 {
   [ -n "${GDIR:-}" ] && return 0
   need_packages "${GLIBC_PACKAGES[@]}"
-  [ -f "$GLIBC_TARBALL" ] || die "$GLIBC_TARBALL missing (package glibc-source)"
+  GLIBC_TARBALL=$(sources_get glibc-source) || exit 1
+  [ -f "$GLIBC_TARBALL" ] || die "$GLIBC_TARBALL missing"
   GDIR=$CACHE/glibc-$GLIBC_VERSION-$(hash_of "$GLIBC_TARBALL")
   PRISTINE=$GDIR/pristine
   GSRC=$GDIR/src
@@ -88,12 +66,12 @@ glibc_extract ()
   mv "$dir.tmp" "$dir"
 }
 
-# sysdeps-overlay/ holds whole files, and two of them take the place of
-# glibc files: spawni.c replaces Linux's, tls-internal-struct.h shadows
-# the generic one.  patches/glibc-overlay-base.sha256 records the
-# versions they were made from; when a glibc-source update changes one
-# of those, a build from the overlay (and a patch regenerated from it)
-# would silently revert Debian's change, so stop and say so.
+# sysdeps-overlay/ holds whole files, and one of them takes the place of
+# a glibc file: Linux's tls-internal-struct.h shadows the generic one.
+# patches/glibc/overlay-base.sha256 records the version it was made
+# from; when a glibc-source update changes it, a build from the overlay
+# (and a patch regenerated from it) would silently revert Debian's
+# change, so stop and say so.
 glibc_overlay_base_check ()
 {
   local base=$TOP/$G_BASE bad
@@ -105,8 +83,8 @@ glibc_overlay_base_check ()
 }
 
 # Make $GDIR/desired hold every file our patches change, as it must be:
-# sysdeps-overlay/X is sysdeps/X, tests/tst-*.c are Linux tests
-# (sysdeps/unix/sysv/linux/), and patches/glibc-hunks/*.diff are small
+# sysdeps-overlay/X is sysdeps/X, tests/glibc/tst-*.c are Linux tests
+# (sysdeps/unix/sysv/linux/), and patches/glibc/hunks/*.diff are small
 # edits of glibc's own files (the Makefile lines that register them).
 glibc_desired ()
 {
@@ -242,7 +220,7 @@ glibc_stock_build ()
     return 0
   fi
   glibc_extract "$src"
-  say "stock glibc: a cold build takes 10-15 min"
+  say "stock glibc: a cold build takes 15-20 min"
   glibc_configure_make "$src" "$GSTOCK" "the stock glibc"
   touch "$stamp"
 }
@@ -250,7 +228,7 @@ glibc_stock_build ()
 # Write the patch series for the current overlay to the file $1: the
 # git format-patch mails, made in a throw-away repository holding glibc's
 # versions of the files, then patch 1 (the clone path, glibc's spawni.c
-# with patches/glibc-series/0001-*.diff), then ours (patch 2).
+# with patches/glibc/series/0001-*.diff), then ours (patch 2).
 glibc_patch_make ()
 {
   local out=$1 tmp f msg n=0
@@ -317,7 +295,7 @@ glibc_patch_check ()
   if ! cmp -s "$tmp" "patches/$PATCH_NAME"; then
     diff -u "patches/$PATCH_NAME" "$tmp" | head -n 40 >&2 || true
     rm -f "$tmp"
-    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/ and patches/glibc-*/; run ./build.sh patch and commit the result"
+    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/glibc/ and patches/glibc/; run ./build.sh patch and commit the result"
   fi
   rm -f "$tmp"
   dir=$(mktemp -d)
@@ -356,7 +334,8 @@ glibc_results ()
 
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/
 # subdirectory and the spawn and exec users elsewhere, with MAKE-ARGS
-# (a test-wrapper for the VM).  Results go to $(glibc_results)/WHERE.sum.
+# (a test-wrapper for the VM).  Results go to $(glibc_results)/WHERE.sum;
+# with GLIBC_SPAWN_ONLY set, only those of GLIBC_SPAWN_TESTS.
 glibc_run_tests ()
 {
   local where=$1 results sum t log
@@ -375,7 +354,12 @@ glibc_run_tests ()
     locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" "$@" \
       check subdirs=posix || true
   [ -f "$GBUILD/tests.sum" ] || die "tests.sum missing: glibc's harness failed; see $results/$where-posix.log"
-  cp "$GBUILD/tests.sum" "$sum"
+  if [ -n "${GLIBC_SPAWN_ONLY:-}" ]; then
+    _glibc_spawn_lines < "$GBUILD/tests.sum" > "$sum"
+  else
+    cp "$GBUILD/tests.sum" "$sum"
+  fi
+  _glibc_keep_failed "$where" "$sum"
   _glibc_rerun_unrelated "$where" "$sum" "$@"
   for t in "${GLIBC_EXTRA_TESTS[@]}"; do
     rm -f "$GBUILD/$t.out" "$GBUILD/$t.test-result"
@@ -390,9 +374,24 @@ glibc_run_tests ()
   done
 }
 
-# GLIBC_SPAWN_TESTS: what in posix/ creates processes or execs; these are
-# never rerun.
-GLIBC_SPAWN_TESTS='spawn|exec|fork|popen|system|wait|wordexp|pidfd|tst-sched'
+# _glibc_keep_failed WHERE SUM: copy the output of every failed test to
+# $(glibc_results)/WHERE-failed/ (the next run overwrites the build's).
+_glibc_keep_failed ()
+{
+  local where=$1 sum=$2 t dir
+  dir=$(glibc_results)/$where-failed
+  rm -rf "$dir"
+  for t in $(sed -n 's/^FAIL: //p' "$sum"); do
+    [ -f "$GBUILD/$t.out" ] || continue
+    mkdir -p "$dir/$(dirname "$t")" && cp "$GBUILD/$t.out" "$dir/$t.out"
+  done
+  [ ! -d "$dir" ] || echo "glibc ($where): the failed tests' output is in $dir"
+}
+
+# GLIBC_SPAWN_TESTS: the tests that create processes or exec (annexc
+# runs the compiler through system); these are never rerun, and they are
+# what the VM runs (the others never reach posix_spawn).
+GLIBC_SPAWN_TESTS='spawn|exec|fork|popen|system|wait|wordexp|pidfd|tst-sched|annexc'
 
 # _glibc_rerun_unrelated WHERE SUM [MAKE-ARGS...]: a failed test that does
 # not create processes (tst-chmod has failed once on a CI host while it
@@ -432,16 +431,16 @@ glibc_check ()
   summarize host "$(glibc_results)/host.sum"
 }
 
-# The same tests with every test program run in the VM on the kernel with
-# the series (scripts/vm-test-wrapper, a persistent VM), twice: as built
-# (the io_uring path; results vm.sum) and with glibc.spawn.io_uring=0
-# (the clone path on the same kernel; vm-off.sum).  The tests that pass
-# must be the ones that pass on the host, both times.
+# The spawn tests (GLIBC_SPAWN_TESTS) run in the VM on the debug kernel
+# with the series (scripts/vm-test-wrapper, a persistent VM), twice: as
+# built (the io_uring path; results vm.sum) and with glibc.spawn.io_uring=0
+# (the clone path on the same kernel; vm-off.sum).  Each must pass there
+# if it passes on the host.
 glibc_check_vm ()
 {
   export VM_NAME=glibc-check-$$
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
-  bash scripts/vm.sh start || die "the glibc test VM did not start"
+  bash scripts/vm.sh start --debug || die "the glibc test VM did not start"
   _glibc_check_vm_run vm
   _glibc_check_vm_run vm-off --env GLIBC_TUNABLES=glibc.spawn.io_uring=0
   bash scripts/vm.sh stop >/dev/null 2>&1 || true
@@ -457,14 +456,15 @@ _glibc_check_vm_run ()
   local where=$1 results
   results=$(glibc_results)
   shift
-  # TCG emulates the CPU: give the CPU-bound tests (regex, glob) ten times
-  # their usual time.
-  glibc_run_tests "$where" \
-    test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10 $*"
+  # TCG emulates the CPU: give the tests ten times their usual time.  The
+  # wrapper answers UNSUPPORTED for the other tests without the VM; their
+  # lines are dropped from the results.
+  GLIBC_SPAWN_ONLY=1 glibc_run_tests "$where" \
+    test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10 --only ${GLIBC_SPAWN_TESTS//|/,} $*"
   # Only a test that passes on the host and not in the VM is a difference:
   # a host failure (or UNSUPPORTED there: in a container, test-container's
   # namespaces) is counted in the host's summary already.
-  comm -23 <(sed -n 's/^PASS: //p' "$results/host.sum" | sort) \
+  comm -23 <(_glibc_spawn_lines < "$results/host.sum" | sed -n 's/^PASS: //p' | sort) \
 	   <(sed -n 's/^PASS: //p' "$results/$where.sum" | sort) \
 	   > "$results/host-$where-pass.diff"
   if [ -s "$results/host-$where-pass.diff" ]; then
@@ -472,6 +472,12 @@ _glibc_check_vm_run ()
     cat "$results/host-$where-pass.diff"
     echo "FAIL: host-$where-pass-set" >> "$results/$where.sum"
   fi
+}
+
+# The result lines of the tests GLIBC_SPAWN_TESTS names (by base name).
+_glibc_spawn_lines ()
+{
+  awk -v re="$GLIBC_SPAWN_TESTS" '{ n = split ($2, p, "/") } p[n] ~ re'
 }
 
 # summarize WHERE SUM...: count the results of glibc .sum files, list

@@ -1,8 +1,8 @@
-# scripts/kernel-each.sh -- every patch of the v3 kernel series on its own.
+# scripts/kernel-each.sh -- every patch of the kernel series on its own.
 #
 #   ./build.sh kernel-each [--no-configs]
 #
-# For patch N of patches/kernel-v3/ (the cover letter excluded), in order:
+# For patch N of patches/kernel/ (the cover letter excluded), in order:
 #   - checkpatch.pl of the 7.3 tree, clean but for the Signed-off-by (left
 #     to whoever sends the series);
 #   - patches 1..N applied to a copy of the tree, and the objects of the
@@ -23,7 +23,7 @@ kernel_each_main ()
     *) die "usage: ./build.sh kernel-each [--no-configs]" ;;
   esac
   . "$TOP/scripts/kernel.sh"
-  kernel_use_v3
+  kernel_tarball
   need_packages build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils git perl
   local th src each obj logs
   th=$(kernel_tarball_hash)

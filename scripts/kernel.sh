@@ -1,14 +1,12 @@
 # scripts/kernel.sh -- build the uring-spawn test kernel.
 #
-#   bash scripts/kernel.sh [--v3] [--debug | --both]
+#   bash scripts/kernel.sh [--debug | --both]
 #   (or sourced by build.sh, which then calls: kernel_build [--debug])
 #
-# Debian's /usr/src/linux-source-6.12.tar.xz + patches/kernel/0*.patch
-# (in order, the cover letter excluded) + kernel/config.fragment
-# [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers.
-# --v3: the v3 series in progress instead, patches/kernel-v3/ on Debian's
-# linux-source-7.3 (scripts/sources.sh) with kernel/v3/*.fragment, to
-# build/kernel-v3[-debug].
+# Debian's linux-source-7.3 (pinned in patches/sources.lock, fetched by
+# scripts/sources.sh) + patches/kernel/0*.patch (in order, the cover
+# letter excluded) + kernel/config.fragment [+ kernel/debug.fragment]
+# -> a bzImage and the installed UAPI headers.
 #
 #   build/kernel/bzImage            plain kernel
 #   build/kernel/usr/include        its `make headers_install` (patched
@@ -36,7 +34,8 @@ _kernel_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # build.sh has sourced lib.sh already (keep its clock running).
 declare -F step >/dev/null || . "$_kernel_here/scripts/lib.sh"
 
-KERNEL_TARBALL=${KERNEL_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+# Set by kernel_tarball (patches/sources.lock) unless given.
+KERNEL_TARBALL=${KERNEL_TARBALL:-}
 # The series applied to it, and what build/kernel* is called for it.
 KERNEL_SERIES_DIR=${KERNEL_SERIES_DIR:-$_kernel_here/patches/kernel}
 KERNEL_LINK=${KERNEL_LINK:-kernel}
@@ -44,27 +43,24 @@ KERNEL_LINK=${KERNEL_LINK:-kernel}
 KERNEL_FRAGMENT=${KERNEL_FRAGMENT:-$_kernel_here/kernel/config.fragment}
 KERNEL_DEBUG_FRAGMENT=${KERNEL_DEBUG_FRAGMENT:-$_kernel_here/kernel/debug.fragment}
 
-# The v3 series in progress: patches/kernel-v3/ on Debian's
-# linux-source-7.3 (patches/sources.lock, scripts/sources.sh), built to
-# build/kernel-v3 and build/kernel-v3-debug.
-kernel_use_v3 ()
+# Point KERNEL_TARBALL at the pinned linux-source-7.3 (fetched on first
+# use), unless it is set already.
+kernel_tarball ()
 {
+  [ -n "$KERNEL_TARBALL" ] && return 0
   [ -n "${TOP:-}" ] || TOP=$_kernel_here
   declare -F sources_get >/dev/null || . "$_kernel_here/scripts/sources.sh"
   KERNEL_TARBALL=$(sources_get linux-source-7.3) || exit 1
-  KERNEL_SERIES_DIR=$_kernel_here/patches/kernel-v3
-  KERNEL_LINK=kernel-v3
-  KERNEL_FRAGMENT=$_kernel_here/kernel/v3/config.fragment
-  KERNEL_DEBUG_FRAGMENT=$_kernel_here/kernel/v3/debug.fragment
 }
 # Bump when the way a kernel is configured or built changes.
-_KERNEL_RECIPE=3
+_KERNEL_RECIPE=4
 
 # The tarball's hash, remembered by path, size and mtime (hashing 150 MB
 # takes a second).
 kernel_tarball_hash ()
 {
   local id memo
+  kernel_tarball
   id=$(stat -c '%n %s %Y' "$KERNEL_TARBALL") || die "$KERNEL_TARBALL not found"
   memo=$CACHE/kernel/tarball-$(hash_of "$id")
   if [ -f "$memo" ]; then cat "$memo"; return; fi
@@ -103,8 +99,10 @@ kernel_key ()
   [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
   local patches
   mapfile -t patches < <(kernel_patches)
+  # The fragments' options, not their comments: a comment edit rebuilds
+  # nothing.
   hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
-    "${patches[@]}" "${frags[@]}"
+    "${patches[@]}" "$(_kernel_requested "${frags[@]}")"
 }
 
 # Extract the tarball once.  Caller holds the tree lock.
@@ -235,9 +233,7 @@ kernel_build ()
   [ "${1:-}" = --debug ] && variant=debug
   local link=$_kernel_here/build/$KERNEL_LINK
   [ $variant = debug ] && link=$link-debug
-  case $KERNEL_TARBALL in
-    /usr/src/linux-source-6.12.tar.xz) [ -f "$KERNEL_TARBALL" ] || need_packages linux-source-6.12 ;;
-  esac
+  kernel_tarball
   [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
   local key out th
   th=$(kernel_tarball_hash)
@@ -329,15 +325,11 @@ _kernel_build_locked ()
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   set -eo pipefail
-  if [ "${1:-}" = --v3 ]; then
-    kernel_use_v3
-    shift
-  fi
   case "${1:-}" in
     '') kernel_build ;;
     --debug) kernel_build --debug ;;
     --both) kernel_build && kernel_build --debug ;;
-    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "usage: bash scripts/kernel.sh [--v3] [--debug | --both]" ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "usage: bash scripts/kernel.sh [--debug | --both]" ;;
   esac
 fi

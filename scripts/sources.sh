@@ -1,4 +1,4 @@
-# scripts/sources.sh -- the v3 bases, fetched from Debian's experimental
+# scripts/sources.sh -- the bases (Linux 7.3, glibc 2.44), fetched from Debian's experimental
 # suite without touching the machine's APT configuration.  Sourced by
 # build.sh after scripts/lib.sh; `./build.sh sources` runs sources_main.
 #

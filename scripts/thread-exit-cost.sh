@@ -7,14 +7,14 @@
 #
 #   bash scripts/thread-exit-cost.sh [PATCHED STOCK [THREADS]]
 #
-# PATCHED and STOCK are glibc build directories (default build/glibc-v3
-# and build/glibc-v3-stock: ./build.sh glibc --v3 and --v3-stock).
+# PATCHED and STOCK are glibc build directories (default build/glibc
+# and build/glibc-stock: ./build.sh glibc and ./build.sh glibc --stock).
 # Prints one line per system call and build; exits non-zero if a count
 # differs.
 set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-patched=${1:-$TOP/build/glibc-v3}
-stock=${2:-$TOP/build/glibc-v3-stock}
+patched=${1:-$TOP/build/glibc}
+stock=${2:-$TOP/build/glibc-stock}
 threads=${3:-1000}
 for b in "$patched" "$stock"; do
   [ -x "$b/testrun.sh" ] || { echo "no glibc build at $b (testrun.sh)" >&2; exit 2; }

@@ -1,17 +1,16 @@
 # scripts/vm.sh -- run commands in the uring-spawn test kernel under QEMU.
 #
 # One command per boot:
-#   bash scripts/vm.sh [--v3] [--debug] [--icount] [--timeout SECS] [--dmesg-check]
+#   bash scripts/vm.sh [--debug] [--icount] [--timeout SECS] [--dmesg-check]
 #                      [--env VAR=VALUE]... [--no-build] [--verbose] -- CMD ARGS...
 # A persistent VM for many commands (glibc's test-wrapper):
-#   bash scripts/vm.sh start [--v3] [--debug] [--icount] [--name NAME]
+#   bash scripts/vm.sh start [--debug] [--icount] [--name NAME]
 #   bash scripts/vm.sh exec [--timeout SECS] [--env VAR=VALUE]... [--] CMD ARGS...
 #   bash scripts/vm.sh dmesg [--check]       the guest's kernel log [checked]
 #   bash scripts/vm.sh status | stop
 #
 # The guest is the kernel from build/kernel (build/kernel-debug with
-# --debug; build/kernel-v3[-debug] with --v3, the v3 series on 7.3;
-# scripts/kernel.sh is run first to bring it up to date unless
+# --debug; scripts/kernel.sh is run first to bring it up to date unless
 # --no-build) with the host's / as its root, read-only over virtio-9p, and
 # the repository and $CACHE mounted writable at the same paths.  It has
 # /proc, /sys, /dev (devtmpfs, /dev/pts, /dev/shm), tmpfs on /tmp,
@@ -59,20 +58,17 @@ _vm_quote ()
 }
 
 # Make sure the kernel is built; print the bzImage path.
-# VM_V3=1 (or --v3): the v3 series' kernel, build/kernel-v3[-debug].
 _vm_kernel ()
 {
-  local debug=$1 nobuild=$2 link=kernel
-  [ "${VM_V3:-0}" = 1 ] && link=kernel-v3
-  local dir=$_vm_here/build/$link
+  local debug=$1 nobuild=$2
+  local dir=$_vm_here/build/kernel
   [ "$debug" = 1 ] && dir=$dir-debug
   if [ "$nobuild" != 1 ]; then
     ( . "$_vm_here/scripts/kernel.sh"
-      [ "${VM_V3:-0}" = 1 ] && kernel_use_v3
       if [ "$debug" = 1 ]; then kernel_build --debug; else kernel_build; fi ) >&2 \
       || vm_die "building the kernel failed"
   fi
-  [ -f "$dir/bzImage" ] || vm_die "no kernel at $dir/bzImage; run: bash scripts/kernel.sh${VM_V3:+ --v3}${debug:+ --debug}"
+  [ -f "$dir/bzImage" ] || vm_die "no kernel at $dir/bzImage; run: bash scripts/kernel.sh${debug:+ --debug}"
   printf '%s\n' "$dir/bzImage"
 }
 
@@ -190,7 +186,6 @@ vm_run ()
   while [ $# -gt 0 ]; do
     case $1 in
       --debug) debug=1 ;;
-      --v3) VM_V3=1 ;;
       --icount) icount=1 ;;
       --timeout) timeout=${2:?--timeout needs seconds}; shift ;;
       --timeout=*) timeout=${1#*=} ;;
@@ -302,7 +297,6 @@ vm_start ()
   while [ $# -gt 0 ]; do
     case $1 in
       --debug) debug=1 ;;
-      --v3) VM_V3=1 ;;
       --icount) icount=1 ;;
       --no-build) nobuild=1 ;;
       --name) VM_NAME=${2:?}; shift ;;

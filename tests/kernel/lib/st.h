@@ -1,13 +1,17 @@
-/* tests/kernel/lib/st.h -- helpers for the spawn-chain kernel tests:
-   ring set-up, SQE builders for the spawn operations, a way to run a
-   chain and collect its CQEs by index, and the checks every test needs
-   (the child's fate, its state in /proc, no child left).  Include
-   instead of kt.h.
+/* tests/kernel/lib/st.h -- helpers for the spawn-chain kernel tests,
+   v3 interface: ring set-up, SQE builders for the three spawn opcodes
+   (IORING_OP_CLONE with its struct io_uring_spawn_attr,
+   IORING_OP_SPAWN_ACTION with a sub-op in sqe->cmd_op, IORING_OP_EXEC),
+   a way to run a chain and collect its CQEs by index, and the checks
+   every test needs (the child's fate, its state in /proc, no child
+   left).  Include instead of kt.h.
 
    Only the patched kernel's UAPI headers are used (<linux/io_uring.h>,
-   <linux/auxvec.h> from build/kernel{,-debug}/usr/include): glibc's private copy
-   sysdeps-overlay/.../io_uring_spawn.h is checked against them by
-   spawn.abi, not used here.  */
+   <linux/auxvec.h> from the v3 tree's headers_install): glibc's private
+   copy sysdeps-overlay/.../io_uring_spawn.h is checked against them
+   by spawn.abi, not used here.  What the v3 kernel header does not have
+   yet (the cover letter's values) is defined below under #ifndef; each
+   such name is listed in ../README.md.  */
 
 #ifndef ST_H
 #define ST_H
@@ -15,6 +19,7 @@
 #include "kt.h"
 #include <liburing.h>
 #include <linux/auxvec.h>
+#include <linux/io_uring/query.h>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -37,9 +42,56 @@
 # define CLONE_ARGS_SIZE_VER2 88
 #endif
 
-#define ST_MAX 64
+/* v3 UAPI the kernel header may not have yet: the cover letter's
+   values (patches/kernel/0000-cover-letter.patch).  */
+#ifndef AT_IO_URING_SPAWN
+# define AT_IO_URING_SPAWN 52
+#endif
+#ifndef IORING_SPAWN_F_CHAIN
+# define IORING_SPAWN_F_CHAIN (1U << 0)
+#endif
+#ifndef IORING_SPAWN_F_FD_SNAPSHOT
+# define IORING_SPAWN_F_FD_SNAPSHOT (1U << 1)
+#endif
+#ifndef IORING_CLONE_FD_SNAPSHOT
+# define IORING_CLONE_FD_SNAPSHOT (1U << 0)
+#endif
+#ifndef IORING_SPAWN_CLOSE_IN_LIMIT
+# define IORING_SPAWN_CLOSE_IN_LIMIT (1U << 0)
+#endif
+#ifndef IORING_SPAWN_MAX_OPS
+# define IORING_SPAWN_MAX_OPS 64
+#endif
+#ifndef IORING_SPAWN_ATTR_SIZE_VER0
+# define IORING_SPAWN_ATTR_SIZE_VER0 48
+#endif
+/* IORING_REGISTER_QUERY's spawn entry (cover letter, "Detection");
+   our own name for the struct so that it cannot clash with the
+   header's once it has one.  */
+#define ST_IO_URING_QUERY_SPAWN 4
+struct st_query_spawn
+{
+  __u64 features;		/* IORING_SPAWN_F_* */
+  __u64 clone_flags;		/* accepted in clone_args.flags */
+  __u64 attr_flags;		/* IORING_SPAWN_ATTR_* */
+  __u64 actions;		/* bit n: SPAWN_ACTION sub-op n */
+  __u32 exec_flags;		/* accepted in EXEC's spawn_flags */
+  __u32 max_ops;		/* IORING_SPAWN_MAX_OPS */
+};
 
-/* Bit of signal SIG in the __u64 sets of struct io_uring_spawn_sigs.  */
+#ifndef CLONE_AUTOREAP
+# define CLONE_AUTOREAP (1ULL << 34)
+#endif
+#ifndef CLONE_NNP
+# define CLONE_NNP (1ULL << 35)
+#endif
+#ifndef CLONE_PIDFD_AUTOKILL
+# define CLONE_PIDFD_AUTOKILL (1ULL << 36)
+#endif
+
+#define ST_MAX 128
+
+/* Bit of signal SIG in the __u64 sets of struct io_uring_spawn_attr.  */
 #define ST_SIGBIT(sig) (1ULL << ((sig) - 1))
 
 /* The op-flags union member of the spawn operations.  */
@@ -48,12 +100,40 @@
 static struct io_uring st_ring;
 static unsigned int st_features;
 
-/* Whether the kernel runs spawn chains for this process: the auxiliary
-   vector's AT_IO_URING_SPAWN carries IORING_SPAWN_MAGIC.  */
+/* The features the kernel announced to this process in its auxiliary
+   vector (AT_IO_URING_SPAWN, a mask of IORING_SPAWN_F_*), 0 if the
+   entry is absent.  */
+static inline unsigned long
+st_spawn_features (void)
+{
+  errno = 0;
+  unsigned long v = getauxval (AT_IO_URING_SPAWN);
+  return errno == ENOENT ? 0 : v;
+}
+
+/* Whether the kernel runs spawn chains for this process.  */
 static inline bool
 st_spawn_present (void)
 {
-  return getauxval (AT_IO_URING_SPAWN) == IORING_SPAWN_MAGIC;
+  return (st_spawn_features () & IORING_SPAWN_F_CHAIN) != 0;
+}
+
+/* IORING_REGISTER_QUERY (no ring) for IO_URING_QUERY_SPAWN into *Q;
+   0, or -errno / the entry's negative result.  */
+static inline int
+st_query_spawn (struct st_query_spawn *q)
+{
+  struct io_uring_query_hdr hdr;
+  memset (&hdr, 0, sizeof hdr);
+  memset (q, 0, sizeof *q);
+  hdr.query_op = ST_IO_URING_QUERY_SPAWN;
+  hdr.query_data = (uintptr_t) q;
+  hdr.size = sizeof *q;
+  long r = syscall (__NR_io_uring_register, -1, IORING_REGISTER_QUERY,
+		    &hdr, 0);
+  if (r < 0)
+    return -errno;
+  return hdr.result < 0 ? hdr.result : 0;
 }
 
 /* Set up RING with FLAGS (64 entries); fail the test if impossible.  */
@@ -94,8 +174,8 @@ st_sqe (struct io_uring *ring, int op, unsigned long long user_data)
   return sqe;
 }
 
-/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS, no
-   io_uring_spawn_sigs (set sqe->off for that).  */
+/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS, no attributes
+   (st_clone_attr for those).  */
 static inline struct io_uring_sqe *
 st_clone (struct io_uring *ring, struct clone_args *args,
 	  unsigned long long user_data)
@@ -107,7 +187,19 @@ st_clone (struct io_uring *ring, struct clone_args *args,
   return sqe;
 }
 
-/* An unlinked EXEC (the end of a chain).  */
+/* A CLONE with the attributes ATTR (sqe->addr2, sqe->optlen its size).  */
+static inline struct io_uring_sqe *
+st_clone_attr (struct io_uring *ring, struct clone_args *args,
+	       struct io_uring_spawn_attr *attr, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_clone (ring, args, user_data);
+  sqe->addr2 = (uintptr_t) attr;
+  sqe->optlen = sizeof *attr;
+  return sqe;
+}
+
+/* An unlinked EXEC (the end of a chain): path in addr, argv in addr2,
+   envp in addr3.  */
 static inline struct io_uring_sqe *
 st_exec (struct io_uring *ring, const char *path, char *const argv[],
 	 char *const envp[], unsigned long long user_data)
@@ -115,24 +207,106 @@ st_exec (struct io_uring *ring, const char *path, char *const argv[],
   struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_EXEC, user_data);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
-  sqe->off = (uintptr_t) argv;
+  sqe->addr2 = (uintptr_t) argv;
   sqe->addr3 = (uintptr_t) envp;
   return sqe;
 }
 
-/* A SPAWN_OPEN of PATH with FLAGS onto TARGET, linked.  */
+/* An IORING_OP_SPAWN_ACTION with sub-op ACTION (sqe->cmd_op), linked
+   (IOSQE_IO_LINK: an action is never the end of a chain).  */
+static inline struct io_uring_sqe *
+st_action (struct io_uring *ring, unsigned int action,
+	   unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
+  sqe->cmd_op = action;
+  sqe->flags = IOSQE_IO_LINK;
+  return sqe;
+}
+
+/* A SPAWN_OPEN of PATH with FLAGS onto TARGET (addr3), linked.  */
 static inline struct io_uring_sqe *
 st_open (struct io_uring *ring, const char *path, int flags, int target,
 	 unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_OPEN, user_data);
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_OPEN, user_data);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
   sqe->spawn_flags = flags;
-  sqe->off = target;
-  sqe->flags = IOSQE_IO_LINK;
+  sqe->addr3 = target;
   return sqe;
 }
+
+/* A SPAWN_CLOSE of FD (spawn_flags FLAGS: IORING_SPAWN_CLOSE_IN_LIMIT),
+   linked.  */
+static inline struct io_uring_sqe *
+st_close (struct io_uring *ring, int fd, unsigned int flags,
+	  unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE, user_data);
+  sqe->fd = fd;
+  sqe->spawn_flags = flags;
+  return sqe;
+}
+
+/* A SPAWN_CLOSE_RANGE of FIRST..LAST (addr3) with FLAGS, linked.  */
+static inline struct io_uring_sqe *
+st_close_range (struct io_uring *ring, int first, unsigned int last,
+		unsigned int flags, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE_RANGE,
+					user_data);
+  sqe->fd = first;
+  sqe->addr3 = last;
+  sqe->spawn_flags = flags;
+  return sqe;
+}
+
+/* A SPAWN_CHDIR to PATH, linked.  */
+static inline struct io_uring_sqe *
+st_chdir (struct io_uring *ring, const char *path,
+	  unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CHDIR, user_data);
+  sqe->addr = (uintptr_t) path;
+  return sqe;
+}
+
+/* A SPAWN_FCHDIR to FD, linked.  */
+static inline struct io_uring_sqe *
+st_fchdir (struct io_uring *ring, int fd, unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_FCHDIR, user_data);
+  sqe->fd = fd;
+  return sqe;
+}
+
+/* A SPAWN_TCSETPGRP of terminal FD to PGRP (addr3; 0: the child's
+   group), linked.  */
+static inline struct io_uring_sqe *
+st_tcsetpgrp (struct io_uring *ring, int fd, pid_t pgrp,
+	      unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_TCSETPGRP,
+					user_data);
+  sqe->fd = fd;
+  sqe->addr3 = pgrp;
+  return sqe;
+}
+
+/* A SPAWN_ACTION that does nothing (CLOSE_RANGE of fd 1000..1000, res
+   0), linked: where a v2 test had an SQE for an attribute, the v3 port
+   keeps the chain's user_data numbering with this.  */
+static inline struct io_uring_sqe *
+st_nop_action (struct io_uring *ring, unsigned long long user_data)
+{
+  return st_close_range (ring, 1000, 1000, 0, user_data);
+}
+
+/* The attributes of a child in its own process group (v2's SETPGID 0
+   SQE).  */
+static struct io_uring_spawn_attr st_attr_setpgroup __attribute__ ((unused))
+  = { .flags = IORING_SPAWN_ATTR_SETPGROUP };
 
 /* Results of the last st_run, by user_data (0 .. ST_MAX-1); INT32_MIN
    for a CQE that did not arrive.  st_order[i] is the user_data of the
@@ -164,6 +338,10 @@ st_reap (struct io_uring *ring, int n, int secs)
       struct io_uring_cqe *cqe;
       struct __kernel_timespec ts = { .tv_sec = secs };
       int ret = io_uring_wait_cqe_timeout (ring, &cqe, &ts);
+      /* A signal (a test's SIGCHLD handler) interrupts the wait, not
+	 the chain.  */
+      if (ret == -EINTR)
+	continue;
       if (ret < 0)
 	break;
       if (cqe->user_data < ST_MAX)
@@ -475,14 +653,16 @@ st_count_fds (void)
 	       st_nrecv > 0 ? st_order[st_nrecv - 1] : ~0ULL, (n));	\
   } while (0)
 
-/* A DUP2 of OLDFD onto NEWFD.  */
+/* A DUP2 of OLDFD onto NEWFD (addr3), not linked (set IOSQE_IO_LINK
+   unless it ends the chain).  */
 static inline struct io_uring_sqe *
 st_dup2 (struct io_uring *ring, int oldfd, int newfd,
 	 unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_DUP2, user_data);
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
+  sqe->cmd_op = IORING_SPAWN_DUP2;
   sqe->fd = oldfd;
-  sqe->off = newfd;
+  sqe->addr3 = newfd;
   return sqe;
 }
 
@@ -812,6 +992,126 @@ st_tracefs (void)
       && system ("mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null") != 0)
     return NULL;
   return access (path, F_OK) == 0 ? dir : NULL;
+}
+
+/* Enable (ON) or disable the trace event EVENT ("io_uring/io_uring_spawn")
+   in TRACING; 0 or -errno.  */
+static inline int
+st_trace_event (const char *tracing, const char *event, bool on)
+{
+  char path[256];
+  snprintf (path, sizeof path, "%s/events/%s/enable", tracing, event);
+  return st_write_file (path, on ? "1" : "0");
+}
+
+/* Empty the trace buffer of TRACING.  */
+static inline void
+st_trace_clear (const char *tracing)
+{
+  char path[256];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  st_write_file (path, "");
+}
+
+/* The number of lines of TRACING's trace buffer that contain NEEDLE
+   and, if NEEDLE2 is not NULL, NEEDLE2 too.  */
+static inline int
+st_trace_count (const char *tracing, const char *needle, const char *needle2)
+{
+  char path[256], line[1024];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  FILE *f = fopen (path, "re");
+  int n = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (line[0] != '#' && strstr (line, needle) != NULL
+	&& (needle2 == NULL || strstr (line, needle2) != NULL))
+      n++;
+  if (f != NULL)
+    fclose (f);
+  return n;
+}
+
+/* The io_uring:io_uring_spawn events in TRACING that report a child
+   (pid > 0): chains that ran.  */
+static inline int
+st_trace_spawned (const char *tracing)
+{
+  char path[256], line[1024];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  FILE *f = fopen (path, "re");
+  int n = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    {
+      char *p = strstr (line, "io_uring_spawn:");
+      if (p == NULL || (p = strstr (p, ", pid ")) == NULL)
+	continue;
+      if (atoi (p + 6) > 0)
+	n++;
+    }
+  if (f != NULL)
+    fclose (f);
+  return n;
+}
+
+/* FIELD of /proc/meminfo in kB, or -1.  */
+static inline long
+st_meminfo_kb (const char *field)
+{
+  char line[256];
+  size_t len = strlen (field);
+  long v = -1;
+  FILE *f = fopen ("/proc/meminfo", "re");
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, field, len) == 0 && line[len] == ':')
+      v = atol (line + len + 1);
+  if (f != NULL)
+    fclose (f);
+  return v;
+}
+
+/* The target of /proc/PID/exe (PID 0: self) into BUF; its length or
+   -errno.  */
+static inline int
+st_exe_of (pid_t pid, char *buf, size_t size)
+{
+  char path[64];
+  if (pid == 0)
+    snprintf (path, sizeof path, "/proc/self/exe");
+  else
+    snprintf (path, sizeof path, "/proc/%d/exe", (int) pid);
+  ssize_t n = readlink (path, buf, size - 1);
+  if (n < 0)
+    {
+      buf[0] = '\0';
+      return -errno;
+    }
+  buf[n] = '\0';
+  return n;
+}
+
+/* The cgroup v2 directory of the calling process (from /proc/self/cgroup,
+   under /sys/fs/cgroup) into BUF; false if there is none.  */
+static inline bool
+st_own_cgroup (char *buf, size_t size)
+{
+  char line[512];
+  bool found = false;
+  FILE *f = fopen ("/proc/self/cgroup", "re");
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, "0::", 3) == 0)
+      {
+	line[strcspn (line, "\n")] = '\0';
+	size_t n = strlen (line + 3);
+	if (n + 15 <= size)
+	  {
+	    memcpy (buf, "/sys/fs/cgroup", 14);
+	    memcpy (buf + 14, line + 3, n + 1);
+	    found = true;
+	  }
+      }
+  if (f != NULL)
+    fclose (f);
+  return found;
 }
 
 #endif /* ST_H */

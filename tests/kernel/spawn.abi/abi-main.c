@@ -1,4 +1,4 @@
-/* Host-side ABI check: glibc's private io_uring_spawn.h against the
+/* Host-side ABI check: glibc's private io_uring_spawn.h (sysdeps-overlay) against the
    patched kernel's <linux/io_uring.h> (run by spawn.abi/abi.exp on the
    host, not in the VM).  abi-glibc.c and abi-kernel.c, each compiled
    with one of the headers only, export the values of the same list
@@ -22,7 +22,13 @@ main (void)
 	  printf ("FAIL: abi list %d: the two lists differ\n", i);
 	  return 1;
 	}
-      if (g->value == k->value)
+      if (k->value == ABI_MISSING)
+	{
+	  printf ("FAIL: %s: missing from the kernel header (glibc %#llx)\n",
+		  g->name, g->value);
+	  failures++;
+	}
+      else if (g->value == k->value)
 	printf ("PASS: %s\n", g->name);
       else
 	{

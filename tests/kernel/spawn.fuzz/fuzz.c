@@ -7,7 +7,10 @@
    the spawn operations (a CLONE head or not), random fields, flags,
    lengths and pointers (valid ones, NULL, small, kernel, unmapped,
    PROT_NONE, strings and arrays running into a PROT_NONE page), random
-   clone_args and io_uring_spawn_sigs, random link shapes and SQE flags,
+   clone_args and io_uring_spawn_attr (v3: CLONE's addr2/optlen and
+   spawn_flags, SPAWN_ACTION sub-ops in cmd_op, EXEC's argv in addr2),
+   chains longer than IORING_SPAWN_MAX_OPS, random link shapes and SQE
+   flags,
    ordinary operations (NOP, a random opcode) mixed in, children killed,
    stopped and continued at random, and rings (plain, DEFER_TASKRUN,
    SQPOLL, IOPOLL) closed at random points, with chains in flight.  A
@@ -72,7 +75,7 @@ static char *envp_ok[] = { "A=b", NULL };
 static char **argv_edge, **argv_unterminated;
 static char *longpath;
 static int path_fd = -1;
-static struct io_uring_spawn_sigs sigs_buf;
+static struct io_uring_spawn_attr sigs_buf;
 /* Each CLONE gets clone_args of its own, and a slot for its pidfd,
    which no later CLONE reuses while the first may still be read (an
    SQPOLL thread reads its SQE late, a deferred chain writes its pidfd
@@ -186,69 +189,75 @@ rnd_sqe_flags (bool link)
 static void
 rnd_op (struct io_uring_sqe *sqe)
 {
-  int op;
+  int op, sub = -1;
   if (chance (5))
     op = IORING_OP_NOP;
   else if (chance (3))
     op = below (256);
+  else if (chance (30))
+    op = IORING_OP_EXEC;
   else
-    op = IORING_OP_EXEC + below (IORING_OP_SPAWN_TCSETPGRP - IORING_OP_EXEC + 1);
+    {
+      op = IORING_OP_SPAWN_ACTION;
+      sub = chance (95) ? (int) below (IORING_SPAWN_OP_LAST)
+	    : (int) rnd_u32 ();
+      sqe->cmd_op = sub;
+    }
   sqe->opcode = op;
   /* Plausible fields most of the time, anything sometimes.  */
-  switch (op)
+  if (op == IORING_OP_EXEC)
     {
-    case IORING_OP_EXEC:
       sqe->fd = chance (80) ? AT_FDCWD : rnd_fd ();
       sqe->addr = chance (70) ? (uintptr_t) paths[below (3)] : rnd_ptr (0);
-      sqe->off = chance (80) ? (uintptr_t) argv_ok : rnd_ptr (1);
+      sqe->addr2 = chance (80) ? (uintptr_t) argv_ok : rnd_ptr (1);
       sqe->addr3 = chance (80) ? (uintptr_t) envp_ok : rnd_ptr (2);
       if (chance (30))
 	sqe->spawn_flags = chance (70) ? IORING_EXEC_SEARCH
 	  : chance (50) ? AT_EMPTY_PATH : rnd_u32 ();
-      break;
-    case IORING_OP_SPAWN_OPEN:
-      sqe->fd = chance (80) ? AT_FDCWD : rnd_fd ();
-      sqe->addr = rnd_ptr (0);
-      sqe->spawn_flags = chance (50) ? (O_RDONLY | (chance (20) ? O_NONBLOCK : 0))
-	: rnd_u32 ();
-      sqe->len = chance (80) ? 0644 : rnd_u32 ();
-      sqe->off = chance (80) ? below (12) : rnd_off ();
-      break;
-    case IORING_OP_SPAWN_CLOSE:
-    case IORING_OP_SPAWN_FCHDIR:
-      sqe->fd = rnd_fd ();
-      break;
-    case IORING_OP_SPAWN_DUP2:
-    case IORING_OP_SPAWN_TCSETPGRP:
-      sqe->fd = rnd_fd ();
-      sqe->off = chance (80) ? below (12) : rnd_off ();
-      break;
-    case IORING_OP_SPAWN_CLOSE_RANGE:
-      sqe->fd = rnd_fd ();
-      sqe->off = rnd_off ();
-      sqe->spawn_flags = chance (50) ? below (8) : rnd_u32 ();
-      break;
-    case IORING_OP_SPAWN_CHDIR:
-      sqe->addr = rnd_ptr (0);
-      break;
-    case IORING_OP_SPAWN_SETPGID:
-      sqe->off = chance (80) ? 0 : rnd_off ();
-      break;
-    case IORING_OP_SPAWN_SCHED:
-      sqe->addr = chance (70) ? (uintptr_t) good : rnd_ptr (0);
-      sqe->spawn_flags = below (3);
-      sqe->len = below (8);
-      break;
-    default:
-      break;
     }
+  else if (op == IORING_OP_SPAWN_ACTION)
+    switch (sub)
+      {
+      case IORING_SPAWN_OPEN:
+	sqe->fd = chance (80) ? AT_FDCWD : rnd_fd ();
+	sqe->addr = rnd_ptr (0);
+	sqe->spawn_flags = chance (50) ? (O_RDONLY | (chance (20) ? O_NONBLOCK : 0))
+	  : rnd_u32 ();
+	sqe->len = chance (80) ? 0644 : rnd_u32 ();
+	sqe->addr3 = chance (80) ? below (12) : rnd_off ();
+	break;
+      case IORING_SPAWN_CLOSE:
+	sqe->fd = rnd_fd ();
+	if (chance (30))
+	  sqe->spawn_flags = chance (80) ? IORING_SPAWN_CLOSE_IN_LIMIT
+			     : rnd_u32 ();
+	break;
+      case IORING_SPAWN_FCHDIR:
+	sqe->fd = rnd_fd ();
+	break;
+      case IORING_SPAWN_DUP2:
+      case IORING_SPAWN_TCSETPGRP:
+	sqe->fd = rnd_fd ();
+	sqe->addr3 = chance (80) ? below (12) : rnd_off ();
+	break;
+      case IORING_SPAWN_CLOSE_RANGE:
+	sqe->fd = rnd_fd ();
+	sqe->addr3 = rnd_off ();
+	sqe->spawn_flags = chance (50) ? below (8) : rnd_u32 ();
+	break;
+      case IORING_SPAWN_CHDIR:
+	sqe->addr = rnd_ptr (0);
+	break;
+      default:
+	break;
+      }
   /* Anything anywhere, sometimes.  */
   if (chance (8))
     {
       switch (below (10))
 	{
 	case 0: sqe->fd = rnd_fd (); break;
-	case 1: sqe->off = rnd_off (); break;
+	case 1: sqe->__pad1 = rnd_u32 (); break;
 	case 2: sqe->addr = rnd_ptr (below (3)); break;
 	case 3: sqe->len = rnd_u32 (); break;
 	case 4: sqe->spawn_flags = rnd_u32 (); break;
@@ -256,7 +265,7 @@ rnd_op (struct io_uring_sqe *sqe)
 	case 6: sqe->ioprio = rnd (); break;
 	case 7: sqe->buf_index = rnd (); break;
 	case 8: sqe->personality = below (3); break;
-	case 9: sqe->file_index = rnd (); break;
+	case 9: sqe->optlen = rnd (); break;
 	}
     }
 }
@@ -277,8 +286,11 @@ rnd_clone (struct io_uring_sqe *sqe)
     {
       static const uint64_t fl[] = { CLONE_PIDFD, CLONE_CLEAR_SIGHAND,
 				     CLONE_INTO_CGROUP, CLONE_VM, CLONE_FILES,
-				     CLONE_NEWPID, CLONE_THREAD, 1ULL << 40 };
-      ca->flags = fl[below (8)];
+				     CLONE_NEWPID, CLONE_THREAD, 1ULL << 40,
+				     CLONE_NNP, CLONE_AUTOREAP | CLONE_PIDFD,
+				     CLONE_AUTOREAP | CLONE_PIDFD
+				     | CLONE_PIDFD_AUTOKILL | CLONE_NNP };
+      ca->flags = fl[below (11)];
     }
   if (ca->flags & CLONE_PIDFD)
     {
@@ -296,13 +308,21 @@ rnd_clone (struct io_uring_sqe *sqe)
   sqe->len = chance (90) ? sizes[below (2)] : chance (50) ? sizes[below (4)] : rnd_u32 ();
   if (chance (40))
     {
-      sigs_buf.mask = rnd ();
-      sigs_buf.sig_dfl = rnd ();
-      sigs_buf.sig_ign = chance (50) ? rnd () : 0;
-      sqe->off = chance (90) ? (uintptr_t) &sigs_buf : rnd_ptr (0);
+      memset (&sigs_buf, 0, sizeof sigs_buf);
+      sigs_buf.flags = chance (80) ? below (1U << 7) : rnd ();
+      sigs_buf.sigmask = rnd ();
+      sigs_buf.sigdefault = rnd ();
+      sigs_buf.sigignore = chance (50) ? rnd () : 0;
+      sigs_buf.pgid = chance (80) ? 0 : (int32_t) rnd_u32 ();
+      sigs_buf.sched_policy = below (8);
+      sigs_buf.sched_priority = below (100);
+      if (chance (3))
+	sigs_buf.__resv = rnd_u32 ();
+      sqe->addr2 = chance (90) ? (uintptr_t) &sigs_buf : rnd_ptr (0);
+      sqe->optlen = chance (90) ? sizeof sigs_buf : rnd_u32 ();
     }
-  if (chance (3))
-    sqe->spawn_flags = rnd_u32 ();
+  if (chance (5))
+    sqe->spawn_flags = chance (70) ? IORING_CLONE_FD_SNAPSHOT : rnd_u32 ();
 }
 
 /* The errnos a spawn operation may return: those of its system-call
@@ -335,7 +355,7 @@ tally (struct io_uring_cqe *cqe)
     }
   int e = -res;
   bool ok = e < 512;
-  if (op >= IORING_OP_CLONE && op <= IORING_OP_SPAWN_TCSETPGRP)
+  if (op >= IORING_OP_CLONE && op <= IORING_OP_SPAWN_ACTION)
     {
       ok = false;
       for (unsigned i = 0; i < sizeof clean / sizeof clean[0]; i++)
@@ -411,9 +431,9 @@ new_ring (struct io_uring *ring)
     case 3: flags = IORING_SETUP_COOP_TASKRUN; break;
     default: break;
     }
-  if (io_uring_queue_init (64, ring, flags) == 0)
+  if (io_uring_queue_init (128, ring, flags) == 0)
     return 0;
-  return io_uring_queue_init (64, ring, 0);
+  return io_uring_queue_init (128, ring, 0);
 }
 
 static int
@@ -460,7 +480,10 @@ worker (long count, uint64_t seed)
   long progress = count / 10 ? count / 10 : 1;
   for (long it = 0; it < count; it++)
     {
-      int n = 1 + below (8);
+      /* Now and then a chain around IORING_SPAWN_MAX_OPS (64): over it
+	 the clone is -EINVAL (B-1).  */
+      int n = chance (1) ? IORING_SPAWN_MAX_OPS - 4 + (int) below (8)
+	      : 1 + (int) below (8);
       bool head = chance (85);
       int submitted = 0;
       for (int i = 0; i < n; i++)

@@ -22,12 +22,14 @@
    Each case uses a fresh ring (DRAIN accounting is per ring).  */
 
 #include "st.h"
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 
 static char fifo[] = "/tmp/st-drain-fifo";
 static char prog[] = "/tmp/st-drain-true";
 static char *argv_true[] = { "true", NULL };
 static struct clone_args ca = { .exit_signal = SIGCHLD };
-static const char sysctl[] = "/proc/sys/kernel/io_uring_spawn_disabled";
 
 /* Queue one chain of kind K (user_data from UD); return its length.  */
 static int
@@ -37,8 +39,8 @@ queue_chain (int k, int ud)
   switch (k)
     {
     case 0:			/* success, three SQEs */
-      st_clone (&st_ring, &ca, ud);
-      st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, ud + 1)->flags = IOSQE_IO_LINK;
+      st_clone_attr (&st_ring, &ca, &st_attr_setpgroup, ud);
+      st_nop_action (&st_ring, ud + 1);
       st_exec (&st_ring, prog, argv_true, st_envp, ud + 2);
       return 3;
     case 1:			/* fails by itself, four SQEs */
@@ -117,19 +119,32 @@ main (void)
   KT_EXPECT_EQ ("drain after a malformed chain: prep error", st_res[2], -EINVAL);
   io_uring_queue_exit (&st_ring);
 
-  /* 4. After a refused chain.  */
-  char old[16] = "0";
-  if (st_read_file (sysctl, old, sizeof old) > 0 && st_write_file (sysctl, "1") == 0)
+  /* 4. After a refused chain.  v2 refused through the sysctl
+     kernel.io_uring_spawn_disabled, which v3 does not have; v3 refuses
+     a submitter under any seccomp filter: a child process installs an
+     allow-all filter and runs the case.  */
+  fflush (stdout);
+  pid_t t = fork ();
+  if (t == 0)
     {
+      struct sock_filter allow[] = { BPF_STMT (BPF_RET | BPF_K,
+					       SECCOMP_RET_ALLOW) };
+      struct sock_fprog fp = { .len = 1, .filter = allow };
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+	  || syscall (__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0)
+	{
+	  kt_unsupported ("drain after a refused chain", "seccomp: %m");
+	  _exit (0);
+	}
       st_init (0);
       n = queue_chain (0, 0);
       drain_after ("drain after a refused chain", n);
-      KT_EXPECT_EQ ("drain after a refused chain: refused", st_res[0], -EOPNOTSUPP);
-      st_write_file (sysctl, old);
-      io_uring_queue_exit (&st_ring);
+      KT_EXPECT_EQ ("drain after a refused chain: refused", st_res[0],
+		    -EOPNOTSUPP);
+      _exit (kt_failures ? 1 : 0);
     }
-  else
-    kt_unsupported ("drain after a refused chain", "%s: %m", sysctl);
+  ST_EXPECT_STATUS ("drain after a refused chain: the process", st_wait (t),
+		    0);
 
   /* 5. After a chain a fatal signal ended.  */
   st_init (0);

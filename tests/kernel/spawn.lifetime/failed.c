@@ -52,7 +52,6 @@ main (int argc, char **argv)
       struct clone_args ca = { .exit_signal = (i / 4) % 2 ? SIGUSR2 : SIGCHLD };
       st_clone (&st_ring, &ca, 0);
       int failing = 1;
-      struct io_uring_sqe *sqe;
       switch (k)
 	{
 	case 0:
@@ -68,9 +67,7 @@ main (int argc, char **argv)
 	  failing = 2;
 	  break;
 	case 3:
-	  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_FCHDIR, 1);
-	  sqe->fd = 999;
-	  sqe->flags = IOSQE_IO_LINK;
+	  st_fchdir (&st_ring, 999, 1);
 	  st_exec (&st_ring, "/bin/true", argv_true, st_envp, 2);
 	  break;
 	}

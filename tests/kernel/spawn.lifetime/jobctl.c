@@ -30,9 +30,10 @@ static char prog[] = "/tmp/st-jobctl-true";
 static pid_t
 start (struct clone_args *args)
 {
-  struct io_uring_sqe *sqe = st_clone (&st_ring, args, 0);
+  struct io_uring_sqe *sqe = st_clone_attr (&st_ring, args,
+					    &st_attr_setpgroup, 0);
   sqe->len = sizeof *args;
-  st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 1)->flags = IOSQE_IO_LINK;
+  st_nop_action (&st_ring, 1);
   st_open (&st_ring, fifo, O_RDONLY, 5, 2);
   st_exec (&st_ring, prog, argv_true, st_envp, 3);
   st_reset ();
@@ -113,9 +114,10 @@ main (void)
 
   /* The same, stopped twice, and with SIGTSTP (blocked in the chain:
      pending for the new program, which ignores it here).  */
-  struct io_uring_spawn_sigs sigs = { .sig_ign = ST_SIGBIT (SIGTSTP) };
-  st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
-  st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, 1)->flags = IOSQE_IO_LINK;
+  struct io_uring_spawn_attr sigs = { .flags = IORING_SPAWN_ATTR_SETPGROUP,
+				      .sigignore = ST_SIGBIT (SIGTSTP) };
+  st_clone_attr (&st_ring, &ca, &sigs, 0);
+  st_nop_action (&st_ring, 1);
   st_open (&st_ring, fifo, O_RDONLY, 5, 2);
   st_exec (&st_ring, prog, argv_true, st_envp, 3);
   st_reset ();

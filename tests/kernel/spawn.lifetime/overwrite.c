@@ -4,14 +4,16 @@
    other threads of the parent kept using, and marked the parent's mm
    MMF_MULTIPROCESS for good.
 
-   A chain CLONE (io_uring_spawn_sigs) + SPAWN_CHDIR + SPAWN_OPEN (a FIFO:
+   v3: the attributes and paths are copied at prep, argv and envp when
+   the clone is issued (before the child exists); none of them later.
+   A chain CLONE (io_uring_spawn_attr) + SPAWN_CHDIR + SPAWN_OPEN (a FIFO:
    the child blocks) + EXEC is submitted; while the child blocks, another
    thread overwrites the path, argv, envp, the chdir path and the sigs,
    then unmaps the pages that held them.  Released, the child must exec
    exactly what was submitted (its program prints argv, a variable of
    its environment, its cwd and its signal mask).
 
-   While it blocks the child has a new, empty mm (/proc/PID/status says
+   While it blocks the child has a new, empty (pristine) mm (/proc/PID/status says
    VmSize 0 kB, /proc/PID/maps is empty), and the task:task_newtask trace event of
    its creation shows clone flags without CLONE_VM: copy_oom_score_adj()
    sets MMF_MULTIPROCESS on the parent's mm only for a CLONE_VM child
@@ -38,9 +40,9 @@ vandal (void *arg)
   char **p = (char **) page;
   for (int i = 0; i < 16; i++)
     p[i] = (char *) 8;
-  struct io_uring_spawn_sigs *s = (void *) (page + 2048);
-  s->mask = ~0ULL;
-  s->sig_ign = ~0ULL;
+  struct io_uring_spawn_attr *s = (void *) (page + 2048);
+  s->sigmask = ~0ULL;
+  s->sigignore = ~0ULL;
   munmap (page, pagesz);
   return NULL;
 }
@@ -123,17 +125,16 @@ main (int argc, char **argv)
   char **envp = cargv + 6;
   envp[0] = e0;
   envp[1] = NULL;
-  struct io_uring_spawn_sigs *sigs = (void *) (page + 2048);
+  struct io_uring_spawn_attr *sigs = (void *) (page + 2048);
   memset (sigs, 0, sizeof *sigs);
-  sigs->mask = ST_SIGBIT (SIGUSR1) | ST_SIGBIT (SIGHUP);
+  sigs->flags = IORING_SPAWN_ATTR_SETSIGMASK;
+  sigs->sigmask = ST_SIGBIT (SIGUSR1) | ST_SIGBIT (SIGHUP);
 
   struct clone_args ca = { .exit_signal = SIGCHLD };
-  st_clone (&st_ring, &ca, 0)->off = (uintptr_t) sigs;
+  st_clone_attr (&st_ring, &ca, sigs, 0);
   int w;
   int r = st_capture (&st_ring, 1, &w);
-  struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CHDIR, 2);
-  sqe->addr = (uintptr_t) dir;
-  sqe->flags = IOSQE_IO_LINK;
+  st_chdir (&st_ring, dir, 2);
   st_open (&st_ring, fifo, O_RDONLY, 5, 3);
   st_exec (&st_ring, path, cargv, envp, 4);
   st_reset ();

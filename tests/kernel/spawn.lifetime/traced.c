@@ -1,11 +1,13 @@
 /* Spawning under a tracer (issue 11, item 7: v1 hung under strace -f).
 
    - N spawns by a process traced with PTRACE_O_TRACEFORK |
-     PTRACE_O_TRACEEXEC (this test is the tracer; no system-call
-     tracing, so the chains are not refused): for each, the tracer sees
-     the fork event in the spawner, the child's initial stop, the
-     child's exec event and the child's exit; the spawner gets every
-     chain's CQEs (the pid, exec 0) and reaps each child; nothing hangs.
+     PTRACE_O_TRACEEXEC (this test is the tracer, no system-call
+     tracing).  v2 ran these chains and reported a fork event for a
+     child with no code (M-3, gdb); v3 refuses any traced submitter:
+     every clone is -EOPNOTSUPP, the EXEC cancelled, no child, and the
+     tracer sees no fork, exec or child event; nothing hangs.  (The v2
+     expectations -- a fork event per spawn -- are rewritten; see also
+     spawn.v3/traced_submitter.c and gdb_fork.c.)
    - M spawns by a process run under `strace -f`: strace traces system
      calls, so every chain is refused (-EOPNOTSUPP on the clone, the
      EXEC cancelled, no child) and nothing hangs.
@@ -155,16 +157,17 @@ main (int argc, char **argv)
     kt_pass ("traced: no hang");
   printf ("tracer: %d forks, %d initial stops, %d execs, %d exits\n", forks,
 	  initial, execs, exits);
-  KT_EXPECT_EQ ("traced: a fork event per spawn", forks, n);
-  KT_EXPECT_EQ ("traced: an initial stop per child", initial, n);
-  KT_EXPECT_EQ ("traced: an exec event per child", execs, n);
-  KT_EXPECT_EQ ("traced: an exit per child", exits, n);
+  KT_EXPECT_EQ ("traced: no fork event", forks, 0);
+  KT_EXPECT_EQ ("traced: no child stop", initial, 0);
+  KT_EXPECT_EQ ("traced: no exec event of a child", execs, 0);
+  KT_EXPECT_EQ ("traced: no child exit", exits, 0);
   int ok = -1, refused = -1, other = -1, children = -1, none = -1;
   if (st_read_line (p[0], line, sizeof line, 5) > 0)
     sscanf (line, "spawned %d refused %d other %d children %d none-left %d",
 	    &ok, &refused, &other, &children, &none);
   printf ("%s\n", line);
-  KT_EXPECT_EQ ("traced: every chain ran and its child exited 0", ok, n);
+  KT_EXPECT_EQ ("traced: every chain refused with EOPNOTSUPP", refused, n);
+  KT_EXPECT_EQ ("traced: no child created", children, 0);
   KT_EXPECT_EQ ("traced: nothing left to reap", none, 1);
   close (p[0]);
 

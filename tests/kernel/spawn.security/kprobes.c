@@ -6,11 +6,12 @@
    security_task_setpgid, security_bprm_check, security_file_open and
    security_task_setscheduler in a spawned child:
 
-     chain A: SETSID + SPAWN_OPEN (a pty's slave onto fd 0) +
-              SPAWN_TCSETPGRP + SPAWN_SCHED (sched_setscheduler) + EXEC
+     chain A: CLONE with the attributes SETSID and SETSCHEDULER (v3:
+              one struct, run before the actions) + SPAWN_OPEN (a pty's
+              slave onto fd 0) + SPAWN_TCSETPGRP + EXEC
      twin A:  fork; setsid (); close (0); open (slave); ioctl (0,
               TIOCSPGRP); sched_setscheduler (); execve ()
-     chain B: SPAWN_SETPGID + EXEC
+     chain B: CLONE with the attribute SETPGROUP + EXEC
      twin B:  fork; setpgid (0, 0); execve ()
 
    The counts per hook must be equal.  v1 skipped security_file_ioctl
@@ -166,26 +167,19 @@ static pid_t
 chain (bool a)
 {
   static char *argv_true[] = { "true", NULL };
-  static struct sched_param sp;
+  /* v3: setsid, the scheduler and setpgid are attributes of the
+     clone, run (as their system calls) before the actions.  */
+  static struct io_uring_spawn_attr attr_a
+    = { .flags = IORING_SPAWN_ATTR_SETSID | IORING_SPAWN_ATTR_SETSCHEDULER,
+	.sched_policy = SCHED_OTHER };
   struct clone_args ca = { .exit_signal = SIGCHLD };
-  st_clone (&st_ring, &ca, 0);
+  st_clone_attr (&st_ring, &ca, a ? &attr_a : &st_attr_setpgroup, 0);
   int n = 1;
-  struct io_uring_sqe *sqe;
   if (a)
     {
-      st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, n++)->flags = IOSQE_IO_LINK;
       st_open (&st_ring, slave, O_RDWR, 0, n++);
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, n++);
-      sqe->fd = 0;
-      sqe->flags = IOSQE_IO_LINK;
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, n++);
-      sqe->addr = (uintptr_t) &sp;
-      sqe->len = SCHED_OTHER;
-      sqe->spawn_flags = IORING_SPAWN_SCHED_SETSCHEDULER;
-      sqe->flags = IOSQE_IO_LINK;
+      st_tcsetpgrp (&st_ring, 0, 0, n++);
     }
-  else
-    st_sqe (&st_ring, IORING_OP_SPAWN_SETPGID, n++)->flags = IOSQE_IO_LINK;
   st_exec (&st_ring, prog, argv_true, st_envp, n++);
   st_run (&st_ring, n);
   pid_t pid = st_res[0];

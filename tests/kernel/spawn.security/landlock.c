@@ -44,16 +44,14 @@ chain (int *fate)
 {
   static char *argv_true[] = { "true", NULL };
   struct clone_args ca = { .exit_signal = SIGCHLD };
-  st_clone (&st_ring, &ca, 0);
-  st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 1)->flags = IOSQE_IO_LINK;
-  st_open (&st_ring, slave, O_RDWR, 0, 2);
-  struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 3);
-  sqe->fd = 0;
-  sqe->flags = IOSQE_IO_LINK;
-  st_exec (&st_ring, prog, argv_true, st_envp, 4);
-  st_run (&st_ring, 5);
+  static struct io_uring_spawn_attr sid = { .flags = IORING_SPAWN_ATTR_SETSID };
+  st_clone_attr (&st_ring, &ca, &sid, 0);
+  st_open (&st_ring, slave, O_RDWR, 0, 1);
+  st_tcsetpgrp (&st_ring, 0, 0, 2);
+  st_exec (&st_ring, prog, argv_true, st_envp, 3);
+  st_run (&st_ring, 4);
   *fate = st_fate ();
-  return st_res[3];
+  return st_res[2];
 }
 
 int

@@ -7,12 +7,19 @@
      CQE of the chain has been posted (v1 posted the clone's at once);
      the child's mm is new and empty meanwhile (v1 shared the
      parent's); the CQEs come when the open is met.
-   - A chain that fails by itself (each exec errno, argument errors
-     found at submission and reported by the EXEC's CQE): the clone's
-     CQE has the pid and IORING_CQE_F_SPAWN_GONE, the child is gone at
-     once (no zombie, waitpid -ECHILD without waiting) and sent no exit
+   - A chain that fails by itself (each exec errno): the clone's CQE
+     has the pid and IORING_CQE_F_SPAWN_GONE, the child is gone at once
+     (no zombie, waitpid -ECHILD without waiting) and sent no exit
      signal, whatever exit_signal was (v1: a zombie exiting 127 and a
      SIGCHLD).
+   - v3: argument errors never make a child.  The path is copied at
+     the EXEC's prep (delayed_getname: EFAULT, ENAMETOOLONG, ENOENT for
+     ""), argv/envp when the clone is issued, before the child exists
+     (EFAULT, E2BIG): the chain fails with no child, the error on the
+     EXEC's or the clone's CQE (v2 reported them from a child that was
+     then gone; which of the two CQEs carries it is the kernel's
+     choice, both are accepted, the other must be -ECANCELED or the
+     same error).
    - A child killed in its chain is an ordinary child: no GONE flag, a
      zombie with WIFSIGNALED by the time the CQEs arrive, a SIGCHLD.
    - PATH search: IORING_EXEC_SEARCH goes on after ENOENT/EACCES/ENOTDIR
@@ -72,6 +79,36 @@ exec_error (const char *name, const char *path, char *const argv[], int err)
   ST_EXPECT_CLONE_LAST (n, 2);
   snprintf (n, sizeof n, "%s: child gone, no zombie", name);
   ST_EXPECT_GONE (n, st_fate ());
+  snprintf (n, sizeof n, "%s: no SIGCHLD", name);
+  expect_no_signal (n, SIGCHLD);
+}
+
+/* An argument error: no child; one of the two CQEs is -ERR, the other
+   -ERR or -ECANCELED.  */
+static void
+submit_error (const char *name, const char *path, char *const argv[], int err)
+{
+  char n[128];
+  int res = spawn_sig (path, argv, SIGCHLD, 0);
+  snprintf (n, sizeof n, "%s: no child (clone res)", name);
+  if (res < 0)
+    kt_pass (n);
+  else
+    {
+      kt_fail (n, "clone res %d", res);
+      st_fate ();
+    }
+  snprintf (n, sizeof n, "%s: the error", name);
+  bool ok = (st_res[0] == -err || st_res[1] == -err)
+	    && (st_res[0] == -err || st_res[0] == -ECANCELED)
+	    && (st_res[1] == -err || st_res[1] == -ECANCELED);
+  if (ok)
+    kt_pass (n);
+  else
+    kt_fail (n, "clone %d, exec %d, expected %d on one of them", st_res[0],
+	     st_res[1], -err);
+  snprintf (n, sizeof n, "%s: no child left", name);
+  st_no_children (n);
   snprintf (n, sizeof n, "%s: no SIGCHLD", name);
   expect_no_signal (n, SIGCHLD);
 }
@@ -238,31 +275,31 @@ main (void)
   exec_error ("ENOEXEC", garbage, argv_true, ENOEXEC);
 
   /* One argument longer than MAX_ARG_STRLEN (32 pages): found when the
-     EXEC is prepared, reported when it runs.  */
+     clone is issued (v3), no child.  */
   size_t biglen = 33 * 4096;
   char *big = malloc (biglen + 1);
   memset (big, 'x', biglen);
   big[biglen] = '\0';
   char *argv_big[] = { "true", big, NULL };
-  exec_error ("E2BIG", "/bin/true", argv_big, E2BIG);
+  submit_error ("E2BIG", "/bin/true", argv_big, E2BIG);
   free (big);
 
   char **bad_argv = (char **) 8;
   __asm__ ("" : "+r" (bad_argv));
-  exec_error ("EFAULT argv", "/bin/true", bad_argv, EFAULT);
+  submit_error ("EFAULT argv", "/bin/true", bad_argv, EFAULT);
   char *argv_badstr[] = { "true", (char *) 8, NULL };
-  exec_error ("EFAULT argv string", "/bin/true", argv_badstr, EFAULT);
-  exec_error ("EFAULT path", (const char *) 8, argv_true, EFAULT);
+  submit_error ("EFAULT argv string", "/bin/true", argv_badstr, EFAULT);
+  submit_error ("EFAULT path", (const char *) 8, argv_true, EFAULT);
   /* Both bad: the path is looked at first, as execve () does.  */
-  exec_error ("EFAULT path and argv", (const char *) 8, bad_argv, EFAULT);
+  submit_error ("EFAULT path and argv", (const char *) 8, bad_argv, EFAULT);
   char *longpath = malloc (PATH_MAX + 10);
   memset (longpath, 'a', PATH_MAX + 9);
   longpath[0] = '/';
   longpath[PATH_MAX + 9] = '\0';
-  exec_error ("ENAMETOOLONG", longpath, argv_true, ENAMETOOLONG);
-  exec_error ("ENAMETOOLONG path, bad argv", longpath, bad_argv, ENAMETOOLONG);
+  submit_error ("ENAMETOOLONG", longpath, argv_true, ENAMETOOLONG);
+  submit_error ("ENAMETOOLONG path, bad argv", longpath, bad_argv, ENAMETOOLONG);
   free (longpath);
-  exec_error ("empty path", "", argv_true, ENOENT);
+  submit_error ("empty path", "", argv_true, ENOENT);
 
   /* Directory: EACCES.  */
   exec_error ("EACCES dir", "/tmp", argv_true, EACCES);
@@ -326,6 +363,30 @@ main (void)
   KT_EXPECT_EQ ("search: all fail: 1st", st_res[1], -ENOENT);
   KT_EXPECT_EQ ("search: all fail: 2nd", st_res[2], -ENOENT);
   ST_EXPECT_GONE ("search: all fail: child gone", status);
+  /* The v3 list of errors a search goes on after is execvp ()'s:
+     EACCES, ENOENT, ESTALE, ENOTDIR, ENAMETOOLONG, ENODEV, ETIMEDOUT
+     (cover letter).  ENAMETOOLONG from the lookup (a component longer
+     than NAME_MAX, the whole path shorter than PATH_MAX: found in the
+     child, not at prep).  The kernel header's comment leaves
+     ENAMETOOLONG out: a kernel that stops the search there fails
+     "search: ENAMETOOLONG goes on".  */
+  {
+    static char longcomp[400];
+    memset (longcomp, 0, sizeof longcomp);
+    strcpy (longcomp, "/tmp/");
+    memset (longcomp + 5, 'n', 300);
+    strcpy (longcomp + 305, "/true");
+    st_clone (&st_ring, &ca, 0);
+    sqe = st_exec (&st_ring, longcomp, argv_true, envp, 1);
+    sqe->flags = IOSQE_IO_LINK;
+    ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+    sqe = st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
+    ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+    status = st_finish (3);
+    KT_EXPECT_EQ ("search: ENAMETOOLONG", st_res[1], -ENAMETOOLONG);
+    KT_EXPECT_EQ ("search: ENAMETOOLONG goes on", st_res[2], 0);
+    ST_EXPECT_STATUS ("search: ENAMETOOLONG: /bin/true ran", status, 0);
+  }
 
   /* 6. Hard links go on after any error; the first success cancels
      the rest.  */

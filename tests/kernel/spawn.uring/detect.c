@@ -1,15 +1,17 @@
-/* Detection of the spawn series (ABI 3): AT_IO_URING_SPAWN in the
-   auxiliary vector carries IORING_SPAWN_MAGIC; no feature bit and no
-   query opcode any more (v1's IORING_FEAT_SPAWN and IORING_CLONE_QUERY
-   are gone); the probe reports 128..140 supported and the gap 58..127
-   not; opcodes in the gap and past the block are -EINVAL.  A program
-   exec'd with the series present sees the entry too (the kernel puts it
-   in every native ELF program's vector).
+/* Detection of the spawn series, v3: AT_IO_URING_SPAWN (52) in the
+   auxiliary vector is a bitmask of IORING_SPAWN_F_* (CHAIN, FD_SNAPSHOT),
+   absent on kernels without the series (v2's magic value 0x5350... and
+   ABI version are gone, B-3); IORING_REGISTER_QUERY with
+   IO_URING_QUERY_SPAWN (no ring) gives the same features, the accepted
+   clone flags, attribute flags, actions, exec flags and
+   IORING_SPAWN_MAX_OPS; the probe reports 65..67 (CLONE, EXEC,
+   SPAWN_ACTION) supported, last_op 67, nothing after; v2's block
+   128..140 and opcodes past 67 are -EINVAL.  A program exec'd with
+   the series present sees the entry too.
 
    With --expect-absent (run on a kernel without the series, e.g. the
-   6.18 host by build.sh check) it checks that detection reports
-   "absent" and exits 0; it then makes no spawn submission at all (the
-   numbers 128.. mean nothing there).  --print-auxv prints the entry's
+   host) it checks that detection reports "absent" and exits 0; it then
+   makes no spawn submission at all.  --print-auxv prints the entry's
    value and exits (used by the tests that exec this program).  */
 
 #include "st.h"
@@ -37,69 +39,105 @@ main (int argc, char **argv)
   int absent = argc > 1 && strcmp (argv[1], "--expect-absent") == 0;
   if (argc > 1 && strcmp (argv[1], "--print-auxv") == 0)
     {
-      printf ("%#llx\n", (unsigned long long) getauxval (AT_IO_URING_SPAWN));
+      printf ("%#lx\n", st_spawn_features ());
       return 0;
     }
 
-  unsigned long magic = getauxval (AT_IO_URING_SPAWN);
-  int present = magic == IORING_SPAWN_MAGIC;
+  unsigned long features = st_spawn_features ();
+  int present = st_spawn_present ();
   printf ("spawn series: %s (AT_IO_URING_SPAWN %#lx)\n",
-	  present ? "present" : "absent", magic);
+	  present ? "present" : "absent", features);
   if (absent)
     {
-      KT_EXPECT_EQ ("no AT_IO_URING_SPAWN", magic, 0);
+      KT_EXPECT_EQ ("no AT_IO_URING_SPAWN", features, 0);
       KT_EXPECT_EQ ("no AT_IO_URING_SPAWN in /proc/self/auxv",
 		    proc_auxv (AT_IO_URING_SPAWN), -1);
       KT_EXPECT_EQ ("detection reports absent", present, 0);
       return kt_exit ();
     }
 
-  KT_EXPECT_EQ ("AT_IO_URING_SPAWN is the magic", magic, IORING_SPAWN_MAGIC);
-  KT_EXPECT_EQ ("the magic's tag", magic & IORING_SPAWN_MAGIC_MASK,
-		IORING_SPAWN_MAGIC_TAG);
-  KT_EXPECT_EQ ("ABI version 3", magic & 0xff, 3);
+  KT_EXPECT_EQ ("AT_IO_URING_SPAWN has IORING_SPAWN_F_CHAIN",
+		!!(features & IORING_SPAWN_F_CHAIN), 1);
+  KT_EXPECT_EQ ("AT_IO_URING_SPAWN has no unknown bit",
+		features & ~(unsigned long) (IORING_SPAWN_F_CHAIN
+					     | IORING_SPAWN_F_FD_SNAPSHOT), 0);
   KT_EXPECT_EQ ("/proc/self/auxv agrees", proc_auxv (AT_IO_URING_SPAWN),
-		(long long) IORING_SPAWN_MAGIC);
+		(long long) features);
+
+  /* IORING_REGISTER_QUERY, no ring.  */
+  struct st_query_spawn q;
+  int ret = st_query_spawn (&q);
+  KT_EXPECT_EQ ("IO_URING_QUERY_SPAWN answers", ret, 0);
+  if (ret == 0)
+    {
+      KT_EXPECT_EQ ("query: the auxv's features", q.features, features);
+      KT_EXPECT_EQ ("query: max_ops", q.max_ops, IORING_SPAWN_MAX_OPS);
+      KT_EXPECT_EQ ("query: the 7 actions", q.actions,
+		    (1ULL << IORING_SPAWN_OP_LAST) - 1);
+      KT_EXPECT_EQ ("query: IORING_EXEC_SEARCH",
+		    !!(q.exec_flags & IORING_EXEC_SEARCH), 1);
+      KT_EXPECT_EQ ("query: the attribute flags", q.attr_flags,
+		    (IORING_SPAWN_ATTR_SETSIGDEF << 1) - 1);
+      unsigned long long want = CLONE_PIDFD | CLONE_INTO_CGROUP
+				| CLONE_AUTOREAP | CLONE_NNP
+				| CLONE_PIDFD_AUTOKILL;
+      KT_EXPECT_EQ ("query: the clone flags of the cover letter",
+		    q.clone_flags & want, want);
+    }
+  struct io_uring_query_opcode qo;
+  struct io_uring_query_hdr hdr;
+  memset (&hdr, 0, sizeof hdr);
+  memset (&qo, 0, sizeof qo);
+  hdr.query_op = IO_URING_QUERY_OPCODES;
+  hdr.query_data = (uintptr_t) &qo;
+  hdr.size = sizeof qo;
+  if (syscall (__NR_io_uring_register, -1, IORING_REGISTER_QUERY, &hdr, 0) == 0
+      && hdr.result >= 0)
+    KT_EXPECT_EQ ("query: 68 request opcodes", qo.nr_request_opcodes,
+		  IORING_OP_SPAWN_ACTION + 1);
+  else
+    kt_fail ("IO_URING_QUERY_OPCODES", "%m / %d", hdr.result);
 
   st_init (0);
-  /* v1's IORING_FEAT_SPAWN (1U << 31) is gone: no feature bit past
-     mainline 6.12's last (IORING_FEAT_MIN_TIMEOUT).  */
+  /* No feature bit for the series (detection is the auxv and the
+     query).  */
   KT_EXPECT_EQ ("no feature bit beyond mainline's",
-		st_features & ~((IORING_FEAT_MIN_TIMEOUT << 1) - 1), 0);
+		st_features & (1U << 31), 0);
 
-  /* v1's query (an unlinked CLONE with spawn_flags 1) is gone: an
-     unlinked CLONE is -EINVAL, whatever its flags.  */
+  /* An unlinked CLONE is -EINVAL, whatever its flags.  */
   struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_CLONE, 0);
   ST_SPAWN_FLAGS (sqe) = 1;
   st_run (&st_ring, 1);
-  KT_EXPECT_EQ ("v1's CLONE query is EINVAL", st_res[0], -EINVAL);
-  st_no_children ("the query creates no task");
+  KT_EXPECT_EQ ("an unlinked CLONE is EINVAL", st_res[0], -EINVAL);
+  st_no_children ("it creates no task");
 
-  /* The probe: 128..140 supported, the gap not.  */
+  /* The probe: 65..67 supported, nothing after.  */
+  KT_EXPECT_EQ ("IORING_OP_CLONE is 65", IORING_OP_CLONE, 65);
+  KT_EXPECT_EQ ("IORING_OP_EXEC is 66", IORING_OP_EXEC, 66);
+  KT_EXPECT_EQ ("IORING_OP_SPAWN_ACTION is 67", IORING_OP_SPAWN_ACTION, 67);
   struct io_uring_probe *probe = io_uring_get_probe_ring (&st_ring);
   if (probe == NULL)
     kt_fail ("probe", "io_uring_get_probe_ring failed");
   else
     {
-      int block_ok = 1;
-      for (int op = IORING_OP_CLONE; op <= IORING_OP_SPAWN_TCSETPGRP; op++)
+      int ok = 1;
+      for (int op = IORING_OP_CLONE; op <= IORING_OP_SPAWN_ACTION; op++)
 	if (!io_uring_opcode_supported (probe, op))
-	  block_ok = 0;
-      KT_EXPECT_EQ ("probe: 128..140 supported", block_ok, 1);
-      KT_EXPECT_EQ ("probe LISTEN (57)", io_uring_opcode_supported (probe, 57), 1);
-      int gap_ok = 1;
-      for (int op = 58; op < 128; op++)
+	  ok = 0;
+      KT_EXPECT_EQ ("probe: 65..67 supported", ok, 1);
+      KT_EXPECT_EQ ("probe URING_CMD128 (64)",
+		    io_uring_opcode_supported (probe, 64), 1);
+      int after = 0;
+      for (int op = IORING_OP_SPAWN_ACTION + 1; op < 256; op++)
 	if (io_uring_opcode_supported (probe, op))
-	  gap_ok = 0;
-      KT_EXPECT_EQ ("probe: 58..127 unsupported", gap_ok, 1);
-      KT_EXPECT_EQ ("probe last_op", probe->last_op, IORING_OP_SPAWN_TCSETPGRP);
+	  after = 1;
+      KT_EXPECT_EQ ("probe: nothing past 67", after, 0);
+      KT_EXPECT_EQ ("probe last_op", probe->last_op, IORING_OP_SPAWN_ACTION);
       io_uring_free_probe (probe);
     }
-  KT_EXPECT_EQ ("IORING_OP_LAST_MAINLINE is 58", IORING_OP_LAST_MAINLINE, 58);
-  KT_EXPECT_EQ ("IORING_OP_SPAWN_TCSETPGRP is 140", IORING_OP_SPAWN_TCSETPGRP, 140);
 
-  /* Gap opcodes and opcodes past the block fail cleanly.  */
-  int ops[] = { 58, 100, 127, IORING_OP_SPAWN_TCSETPGRP + 1, 255 };
+  /* v2's block and opcodes past the last fail cleanly.  */
+  int ops[] = { IORING_OP_SPAWN_ACTION + 1, 100, 128, 134, 140, 255 };
   for (unsigned i = 0; i < sizeof ops / sizeof ops[0]; i++)
     {
       char name[64];
@@ -125,7 +163,7 @@ main (int argc, char **argv)
   st_read_all (p[0], out, sizeof out);
   waitpid (pid, NULL, 0);
   char want[64];
-  snprintf (want, sizeof want, "%#x", IORING_SPAWN_MAGIC);
+  snprintf (want, sizeof want, "%#lx", features);
   ST_EXPECT_STR ("an exec'd program has AT_IO_URING_SPAWN", out, want);
 
   st_no_children ("no child left");

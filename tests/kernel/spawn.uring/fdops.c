@@ -1,9 +1,13 @@
-/* The file descriptor operations of a spawn chain: SPAWN_OPEN onto a
-   given fd (target closed first), DUP2 (same fd clears FD_CLOEXEC),
-   SPAWN_CLOSE (close(): EBADF if not open; v1 reused IORING_OP_CLOSE),
-   CLOSE_RANGE; their error paths (the failed operation's CQE has the
-   errno, the child is gone without a trace); they act on the child's
-   copy of the table only; they are EINVAL outside a chain.  */
+/* The file descriptor operations of a spawn chain, v3: the
+   IORING_OP_SPAWN_ACTION sub-ops IORING_SPAWN_OPEN onto a given fd
+   (addr3; target closed first), IORING_SPAWN_DUP2 (new fd in addr3;
+   same fd clears FD_CLOEXEC), IORING_SPAWN_CLOSE (close(): EBADF if
+   not open, unless IORING_SPAWN_CLOSE_IN_LIMIT and the fd is below
+   RLIMIT_NOFILE), IORING_SPAWN_CLOSE_RANGE (last in addr3); their
+   error paths (the failed operation's CQE has the errno, the child is
+   gone without a trace); they act on the child's copy of the table
+   only; SPAWN_ACTION is EINVAL outside a chain, and so is an unknown
+   sub-op.  */
 
 #include "st.h"
 
@@ -30,12 +34,12 @@ main (void)
     kt_fail ("dup2", "%m");
   snprintf (path, sizeof path, "%s/out", dir);
   st_clone (&st_ring, &ca, 0);
-  struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  struct io_uring_sqe *sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
   ST_SPAWN_FLAGS (sqe) = O_WRONLY | O_CREAT | O_TRUNC;
   sqe->len = 0640;
-  sqe->off = 7;
+  sqe->addr3 = 7;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("echo opened >&7", 2);
   status = st_finish (3);
@@ -57,11 +61,11 @@ main (void)
 
   /* SPAWN_OPEN onto a free high number.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
   ST_SPAWN_FLAGS (sqe) = O_RDONLY;
-  sqe->off = 8;
+  sqe->addr3 = 8;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("read x <&8 && test \"$x\" = opened", 2);
   status = st_finish (3);
@@ -84,11 +88,11 @@ main (void)
       snprintf (script, sizeof script,
 		"test -e /proc/self/fd/%d && exit 1; exit 0", target);
       st_clone (&st_ring, &ca, 0);
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+      sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
       sqe->fd = AT_FDCWD;
       sqe->addr = (uintptr_t) path;
       ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
-      sqe->off = target;
+      sqe->addr3 = target;
       sqe->flags = IOSQE_IO_LINK;
       st_sh (script, 2);
       status = st_finish (3);
@@ -98,10 +102,10 @@ main (void)
 
   /* Errors: ENOENT stops the chain; dirfd EBADF; EINVAL flags.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) "/nonexistent/file";
-  sqe->off = 5;
+  sqe->addr3 = 5;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
   status = st_finish (3);
@@ -110,10 +114,10 @@ main (void)
   ST_EXPECT_GONE ("open ENOENT: child gone", status);
 
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
   sqe->fd = 999;
   sqe->addr = (uintptr_t) "relative";
-  sqe->off = 5;
+  sqe->addr3 = 5;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
   status = st_finish (3);
@@ -121,15 +125,18 @@ main (void)
   ST_EXPECT_GONE ("open bad dirfd: child gone", status);
 
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) 8;
-  sqe->off = 5;
+  sqe->addr3 = 5;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
-  status = st_finish (3);
+  /* v3 copies the path at prep (delayed_getname): the chain fails at
+     submission and no child is made.  */
+  st_run (&st_ring, 3);
   KT_EXPECT_EQ ("open EFAULT", st_res[1], -EFAULT);
-  ST_EXPECT_GONE ("open EFAULT: child gone", status);
+  KT_EXPECT_EQ ("open EFAULT: clone cancelled", st_res[0], -ECANCELED);
+  st_no_children ("open EFAULT: no child");
 
   /* DUP2 onto stdout; the child's output reaches the pipe.  */
   st_clone (&st_ring, &ca, 0);
@@ -186,7 +193,7 @@ main (void)
   int fd = open ("/dev/null", O_RDONLY);
   snprintf (script, sizeof script, "test -e /proc/self/fd/%d && exit 1; exit 0", fd);
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
   sqe->fd = fd;
   sqe->flags = IOSQE_IO_LINK;
   st_sh (script, 2);
@@ -196,7 +203,7 @@ main (void)
   KT_EXPECT_EQ ("close: still open in the parent", fcntl (fd, F_GETFD) >= 0, 1);
   /* Soft-linked close of a closed fd: EBADF, the chain ends.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
   sqe->fd = 444;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
@@ -206,7 +213,7 @@ main (void)
   ST_EXPECT_GONE ("close EBADF: child gone", status);
   /* Hard-linked: EBADF, the chain goes on.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
   sqe->fd = 444;
   sqe->flags = IOSQE_IO_HARDLINK;
   st_sh ("exit 0", 2);
@@ -215,7 +222,7 @@ main (void)
   ST_EXPECT_STATUS ("close EBADF hard-linked: chain goes on", status, 0);
   /* Close then open onto the same number: the lowest free fd.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
   sqe->fd = 0;
   sqe->flags = IOSQE_IO_LINK;
   st_open (&st_ring, "/dev/null", O_RDONLY, 0, 2);
@@ -225,13 +232,37 @@ main (void)
   KT_EXPECT_EQ ("close 0, open onto 0: res", st_res[2], 0);
   ST_EXPECT_STATUS ("close 0, open onto 0: stdin is /dev/null", status, 0);
 
+  /* IORING_SPAWN_CLOSE_IN_LIMIT: a closed fd below RLIMIT_NOFILE is no
+     error (posix_spawn_file_actions_addclose); one at or past the limit
+     still is (EBADF).  A kernel that ignores the flag: EBADF and the
+     child gone -- FAIL.  */
+  st_clone (&st_ring, &ca, 0);
+  st_close (&st_ring, 444, IORING_SPAWN_CLOSE_IN_LIMIT, 1);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
+  KT_EXPECT_EQ ("close IN_LIMIT of a closed fd: res 0", st_res[1], 0);
+  ST_EXPECT_STATUS ("close IN_LIMIT of a closed fd: the chain goes on",
+		    status, 0);
+  st_clone (&st_ring, &ca, 0);
+  st_close (&st_ring, 1 << 30, IORING_SPAWN_CLOSE_IN_LIMIT, 1);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
+  KT_EXPECT_EQ ("close IN_LIMIT past RLIMIT_NOFILE: EBADF", st_res[1], -EBADF);
+  ST_EXPECT_GONE ("close IN_LIMIT past RLIMIT_NOFILE: child gone", status);
+  st_clone (&st_ring, &ca, 0);
+  st_close (&st_ring, 444, 1U << 5, 1);
+  st_sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("close with an unknown flag: EINVAL", st_res[1], -EINVAL);
+  st_no_children ("close with an unknown flag: no child");
+
   /* CLOSE_RANGE from fd onwards.  */
   snprintf (script, sizeof script,
 	    "test -e /proc/self/fd/%d && exit 1; test -e /proc/self/fd/7 && exit 2; exit 0", fd);
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
   sqe->fd = 5;
-  sqe->off = ~0U;
+  sqe->addr3 = ~0U;
   sqe->flags = IOSQE_IO_LINK;
   st_sh (script, 2);
   status = st_finish (3);
@@ -240,9 +271,9 @@ main (void)
   KT_EXPECT_EQ ("close_range: parent keeps fd 7", fcntl (7, F_GETFD) >= 0, 1);
   /* CLOSE_RANGE_CLOEXEC.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
   sqe->fd = 5;
-  sqe->off = ~0U;
+  sqe->addr3 = ~0U;
   ST_SPAWN_FLAGS (sqe) = 4; /* CLOSE_RANGE_CLOEXEC */
   sqe->flags = IOSQE_IO_LINK;
   st_sh (script, 2);
@@ -251,9 +282,9 @@ main (void)
   ST_EXPECT_STATUS ("close_range cloexec: fds closed at exec", status, 0);
   /* Errors: first > last, found when it runs.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
   sqe->fd = 10;
-  sqe->off = 5;
+  sqe->addr3 = 5;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
   status = st_finish (3);
@@ -261,30 +292,30 @@ main (void)
   ST_EXPECT_GONE ("close_range first > last: child gone", status);
   /* An unknown flag: close_range () finds it, when it runs.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
   sqe->fd = 10;
-  sqe->off = 20;
+  sqe->addr3 = 20;
   ST_SPAWN_FLAGS (sqe) = 1U << 10;
   sqe->flags = IOSQE_IO_LINK;
   st_sh ("exit 0", 2);
-  status = st_finish (3);
+  /* v3 checks the flags at prep: no child.  */
+  st_run (&st_ring, 3);
   KT_EXPECT_EQ ("close_range bad flag", st_res[1], -EINVAL);
-  ST_EXPECT_GONE ("close_range bad flag: child gone", status);
-  /* CLOSE_RANGE_UNSHARE: the child's table is its own already.  */
+  KT_EXPECT_EQ ("close_range bad flag: clone cancelled", st_res[0],
+		-ECANCELED);
+  st_no_children ("close_range bad flag: no child");
+  /* CLOSE_RANGE_UNSHARE: only CLOSE_RANGE_CLOEXEC is taken (the
+     child's table is its own already); refused at prep, no child.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_CLOSE_RANGE, 1);
+  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
   sqe->fd = 5;
-  sqe->off = ~0U;
+  sqe->addr3 = ~0U;
   ST_SPAWN_FLAGS (sqe) = 2; /* CLOSE_RANGE_UNSHARE */
   sqe->flags = IOSQE_IO_LINK;
-  snprintf (script, sizeof script,
-	    "test -e /proc/self/fd/%d && exit 1; test -e /proc/self/fd/7 && exit 2; exit 0", fd);
-  st_sh (script, 2);
-  status = st_finish (3);
-  KT_EXPECT_EQ ("close_range unshare: res", st_res[1], 0);
-  ST_EXPECT_STATUS ("close_range unshare: fds closed", status, 0);
-  KT_EXPECT_EQ ("close_range unshare: parent keeps its fds",
-		fcntl (fd, F_GETFD) >= 0 && fcntl (7, F_GETFD) >= 0, 1);
+  st_sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("close_range unshare: refused", st_res[1], -EINVAL);
+  st_no_children ("close_range unshare: no child");
 
   /* Reserved fields of a spawn op (prep: the clone is cancelled).  */
   st_clone (&st_ring, &ca, 0);
@@ -296,15 +327,23 @@ main (void)
   KT_EXPECT_EQ ("dup2 with addr set", st_res[1], -EINVAL);
   KT_EXPECT_EQ ("dup2 with addr set: clone cancelled", st_res[0], -ECANCELED);
 
+  /* An unknown sub-op: EINVAL at prep, no child.  */
+  st_clone (&st_ring, &ca, 0);
+  st_action (&st_ring, IORING_SPAWN_OP_LAST, 1);
+  st_sh ("exit 0", 2);
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("unknown sub-op", st_res[1], -EINVAL);
+  st_no_children ("unknown sub-op: no child");
+
   /* Outside a chain: EINVAL.  */
-  static const int ops[] = { IORING_OP_SPAWN_OPEN, IORING_OP_SPAWN_DUP2,
-			     IORING_OP_SPAWN_CLOSE, IORING_OP_SPAWN_CLOSE_RANGE };
+  static const int ops[] = { IORING_SPAWN_OPEN, IORING_SPAWN_DUP2,
+			     IORING_SPAWN_CLOSE, IORING_SPAWN_CLOSE_RANGE };
   for (unsigned i = 0; i < 4; i++)
     {
       char name[64];
-      st_sqe (&st_ring, ops[i], 0);
+      st_action (&st_ring, ops[i], 0)->flags = 0;
       st_run (&st_ring, 1);
-      snprintf (name, sizeof name, "op %d outside a chain", ops[i]);
+      snprintf (name, sizeof name, "sub-op %d outside a chain", ops[i]);
       KT_EXPECT_EQ (name, st_res[0], -EINVAL);
     }
 

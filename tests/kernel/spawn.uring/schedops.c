@@ -1,5 +1,12 @@
-/* SCHED (sched_setparam / sched_setscheduler), RESETIDS and TCSETPGRP
-   in a spawn chain, with their error paths.  */
+/* v3: the attributes IORING_SPAWN_ATTR_SETSCHEDPARAM / SETSCHEDULER
+   (sched_priority, sched_policy) and RESETIDS of struct
+   io_uring_spawn_attr, and the SPAWN_ACTION sub-op IORING_SPAWN_TCSETPGRP
+   (pgrp in addr3), with their error paths.  An attribute that fails
+   ends the chain before its first operation, whose CQE carries the
+   error; the clone's CQE has the pid and SPAWN_GONE.  v2's "EFAULT
+   reported when it runs" and "setparam with a policy" checks are gone:
+   the attributes are one struct copied at prep (a bad pointer is the
+   clone's -EFAULT, checked below).  */
 
 #include "st.h"
 #include <sched.h>
@@ -28,20 +35,19 @@ main (void)
   int hold[2], status;
 
   /* SETSCHEDULER SCHED_FIFO 3; the parent checks while the child waits.  */
-  struct sched_param sp = { .sched_priority = 3 };
+  struct io_uring_spawn_attr attr;
+  memset (&attr, 0, sizeof attr);
+  attr.flags = IORING_SPAWN_ATTR_SETSCHEDULER;
+  attr.sched_policy = SCHED_FIFO;
+  attr.sched_priority = 3;
   if (pipe2 (hold, O_CLOEXEC) != 0)
     kt_fail ("pipe", "%m");
-  st_clone (&st_ring, &ca, 0);
+  st_clone_attr (&st_ring, &ca, &attr, 0);
   st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
-  sqe->addr = (uintptr_t) &sp;
-  sqe->len = SCHED_FIFO;
-  ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
-  sqe->flags = IOSQE_IO_LINK;
-  st_sh ("read x; exit 0", 3);
-  st_run (&st_ring, 4);
+  st_sh ("read x; exit 0", 2);
+  st_run (&st_ring, 3);
   pid_t pid = st_res[0];
-  KT_EXPECT_EQ ("setscheduler: res", st_res[2], 0);
+  KT_EXPECT_EQ ("setscheduler: exec", st_res[2], 0);
   KT_EXPECT_EQ ("setscheduler: policy", sched_getscheduler (pid), SCHED_FIFO);
   struct sched_param got = { 0 };
   sched_getparam (pid, &got);
@@ -51,23 +57,22 @@ main (void)
   ST_EXPECT_STATUS ("setscheduler: child", st_wait (pid), 0);
   close (hold[0]);
 
-  /* SETPARAM keeps the policy: a SCHED_FIFO parent, priority 7 for the
-     child.  */
+  /* SETSCHEDPARAM keeps the policy: a SCHED_FIFO parent, priority 7
+     for the child.  */
   struct sched_param pp = { .sched_priority = 2 };
   if (sched_setscheduler (0, SCHED_FIFO, &pp) == 0)
     {
-      sp.sched_priority = 7;
+      memset (&attr, 0, sizeof attr);
+      attr.flags = IORING_SPAWN_ATTR_SETSCHEDPARAM;
+      attr.sched_priority = 7;
       if (pipe2 (hold, O_CLOEXEC) != 0)
 	kt_fail ("pipe", "%m");
-      st_clone (&st_ring, &ca, 0);
+      st_clone_attr (&st_ring, &ca, &attr, 0);
       st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 2);
-      sqe->addr = (uintptr_t) &sp;
-      sqe->flags = IOSQE_IO_LINK;
-      st_sh ("read x; exit 0", 3);
-      st_run (&st_ring, 4);
+      st_sh ("read x; exit 0", 2);
+      st_run (&st_ring, 3);
       pid = st_res[0];
-      KT_EXPECT_EQ ("setparam: res", st_res[2], 0);
+      KT_EXPECT_EQ ("setparam: exec", st_res[2], 0);
       KT_EXPECT_EQ ("setparam: policy kept", sched_getscheduler (pid), SCHED_FIFO);
       sched_getparam (pid, &got);
       KT_EXPECT_EQ ("setparam: priority", got.sched_priority, 7);
@@ -80,45 +85,33 @@ main (void)
   else
     kt_unsupported ("setparam", "sched_setscheduler: %m");
 
-  /* Errors: bad policy (issue), priority out of range, EFAULT, setparam
-     with a policy (prep).  */
-  sp.sched_priority = 0;
+  /* Errors: bad policy, priority out of range (found in the child:
+     the first operation's CQE), a bad attr pointer (the clone's
+     -EFAULT at prep, no child).  */
   static const struct { const char *name; int policy; int prio; int err; } bad[] = {
     { "sched bad policy", 99, 0, EINVAL },
     { "sched bad priority", SCHED_OTHER, 5, EINVAL },
   };
   for (unsigned i = 0; i < 2; i++)
     {
-      sp.sched_priority = bad[i].prio;
-      st_clone (&st_ring, &ca, 0);
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
-      sqe->addr = (uintptr_t) &sp;
-      sqe->len = bad[i].policy;
-      ST_SPAWN_FLAGS (sqe) = IORING_SPAWN_SCHED_SETSCHEDULER;
-      sqe->flags = IOSQE_IO_LINK;
-      st_sh ("exit 0", 2);
-      status = st_finish (3);
+      memset (&attr, 0, sizeof attr);
+      attr.flags = IORING_SPAWN_ATTR_SETSCHEDULER;
+      attr.sched_policy = bad[i].policy;
+      attr.sched_priority = bad[i].prio;
+      st_clone_attr (&st_ring, &ca, &attr, 0);
+      st_sh ("exit 0", 1);
+      status = st_finish (2);
       KT_EXPECT_EQ (bad[i].name, st_res[1], -bad[i].err);
       ST_EXPECT_GONE (bad[i].name, status);
     }
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
-  sqe->addr = 8;
-  sqe->flags = IOSQE_IO_LINK;
-  st_sh ("exit 0", 2);
-  status = st_finish (3);
-  /* (copied when the SQE is prepared, reported when it runs) */
-  KT_EXPECT_EQ ("sched EFAULT", st_res[1], -EFAULT);
-  ST_EXPECT_GONE ("sched EFAULT: child gone", status);
-  st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_SCHED, 1);
-  sqe->addr = (uintptr_t) &sp;
-  sqe->len = SCHED_FIFO;
-  sqe->flags = IOSQE_IO_LINK;
-  st_sh ("exit 0", 2);
-  st_run (&st_ring, 3);
-  KT_EXPECT_EQ ("setparam with a policy", st_res[1], -EINVAL);
-  KT_EXPECT_EQ ("setparam with a policy: clone cancelled", st_res[0], -ECANCELED);
+  sqe = st_clone (&st_ring, &ca, 0);
+  sqe->addr2 = 8;
+  sqe->optlen = sizeof attr;
+  st_sh ("exit 0", 1);
+  st_run (&st_ring, 2);
+  KT_EXPECT_EQ ("attr EFAULT: the clone", st_res[0], -EFAULT);
+  KT_EXPECT_EQ ("attr EFAULT: the exec cancelled", st_res[1], -ECANCELED);
+  st_no_children ("attr EFAULT: no child");
 
   /* RESETIDS: with euid 1000/egid 1000 and real ids 0 in the submitting
      thread, the child runs with euid 0 / egid 0.  */
@@ -127,14 +120,15 @@ main (void)
     {
       int w, r;
       char out[64];
-      st_clone (&st_ring, &ca, 0);
+      memset (&attr, 0, sizeof attr);
+      attr.flags = IORING_SPAWN_ATTR_RESETIDS;
+      st_clone_attr (&st_ring, &ca, &attr, 0);
       r = st_capture (&st_ring, 1, &w);
-      st_sqe (&st_ring, IORING_OP_SPAWN_RESETIDS, 2)->flags = IOSQE_IO_LINK;
-      ids (3);
-      st_run (&st_ring, 4);
+      ids (2);
+      st_run (&st_ring, 3);
       close (w);
       st_read_all (r, out, sizeof out);
-      KT_EXPECT_EQ ("resetids: res", st_res[2], 0);
+      KT_EXPECT_EQ ("resetids: exec", st_res[2], 0);
       ST_EXPECT_STR ("resetids: effective ids reset", out, "0 0");
       st_wait (st_res[0]);
       /* Control: without it the child keeps euid 1000.  */
@@ -161,24 +155,18 @@ main (void)
       char *slave = ptsname (master);
       if (pipe2 (hold, O_CLOEXEC) != 0)
 	kt_fail ("pipe", "%m");
-      st_clone (&st_ring, &ca, 0);
-      st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 1)->flags = IOSQE_IO_LINK;
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_OPEN, 2);
-      sqe->fd = AT_FDCWD;
-      sqe->addr = (uintptr_t) slave;
-      ST_SPAWN_FLAGS (sqe) = O_RDWR;
-      sqe->off = 0;
-      sqe->flags = IOSQE_IO_LINK;
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 3);
-      sqe->fd = 0;
-      sqe->flags = IOSQE_IO_LINK;
-      st_dup2 (&st_ring, hold[0], 5, 4)->flags = IOSQE_IO_LINK;
-      st_sh ("read x <&5; exit 0", 5);
-      st_run (&st_ring, 6);
+      struct io_uring_spawn_attr sid;
+      memset (&sid, 0, sizeof sid);
+      sid.flags = IORING_SPAWN_ATTR_SETSID;
+      st_clone_attr (&st_ring, &ca, &sid, 0);
+      st_open (&st_ring, slave, O_RDWR, 0, 1);
+      st_tcsetpgrp (&st_ring, 0, 0, 2);
+      st_dup2 (&st_ring, hold[0], 5, 3)->flags = IOSQE_IO_LINK;
+      st_sh ("read x <&5; exit 0", 4);
+      st_run (&st_ring, 5);
       pid = st_res[0];
-      KT_EXPECT_EQ ("tcsetpgrp: setsid", st_res[1], pid);
-      KT_EXPECT_EQ ("tcsetpgrp: open the tty", st_res[2], 0);
-      KT_EXPECT_EQ ("tcsetpgrp: res", st_res[3], 0);
+      KT_EXPECT_EQ ("tcsetpgrp: open the tty", st_res[1], 0);
+      KT_EXPECT_EQ ("tcsetpgrp: res", st_res[2], 0);
       pid_t fg = -1;
       ioctl (master, TIOCGPGRP, &fg);
       KT_EXPECT_EQ ("tcsetpgrp: foreground group is the child's", fg, pid);
@@ -188,24 +176,19 @@ main (void)
 
       /* A process group out of range: EINVAL, as ioctl (TIOCSPGRP)
 	 with a negative one (found when it runs).  */
-      st_clone (&st_ring, &ca, 0);
-      st_sqe (&st_ring, IORING_OP_SPAWN_SETSID, 1)->flags = IOSQE_IO_LINK;
-      st_open (&st_ring, slave, O_RDWR, 0, 2);
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 3);
-      sqe->fd = 0;
-      sqe->off = 1ULL << 31;
-      sqe->flags = IOSQE_IO_LINK;
-      st_sh ("exit 0", 4);
-      status = st_finish (5);
-      KT_EXPECT_EQ ("tcsetpgrp: pgrp > INT_MAX", st_res[3], -EINVAL);
+      st_clone_attr (&st_ring, &ca, &sid, 0);
+      st_open (&st_ring, slave, O_RDWR, 0, 1);
+      sqe = st_tcsetpgrp (&st_ring, 0, 0, 2);
+      sqe->addr3 = 1ULL << 31;
+      st_sh ("exit 0", 3);
+      status = st_finish (4);
+      KT_EXPECT_EQ ("tcsetpgrp: pgrp > INT_MAX", st_res[2], -EINVAL);
       ST_EXPECT_GONE ("tcsetpgrp: pgrp > INT_MAX: child gone", status);
 
       /* Not our controlling terminal: ENOTTY.  */
       int sfd = open (slave, O_RDWR | O_NOCTTY);
       st_clone (&st_ring, &ca, 0);
-      sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
-      sqe->fd = sfd;
-      sqe->flags = IOSQE_IO_LINK;
+      st_tcsetpgrp (&st_ring, sfd, 0, 1);
       st_sh ("exit 0", 2);
       status = st_finish (3);
       KT_EXPECT_EQ ("tcsetpgrp: not the controlling tty", st_res[1], -ENOTTY);
@@ -219,17 +202,13 @@ main (void)
   if (pipe (p) != 0)
     kt_fail ("pipe", "%m");
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
-  sqe->fd = p[0];
-  sqe->flags = IOSQE_IO_LINK;
+  st_tcsetpgrp (&st_ring, p[0], 0, 1);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("tcsetpgrp: not a tty", st_res[1], -ENOTTY);
   ST_EXPECT_GONE ("tcsetpgrp: not a tty: child gone", status);
   st_clone (&st_ring, &ca, 0);
-  sqe = st_sqe (&st_ring, IORING_OP_SPAWN_TCSETPGRP, 1);
-  sqe->fd = 444;
-  sqe->flags = IOSQE_IO_LINK;
+  st_tcsetpgrp (&st_ring, 444, 0, 1);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("tcsetpgrp: bad fd", st_res[1], -EBADF);

@@ -1,11 +1,15 @@
-/* Signals of a spawn chain (ABI 3: struct io_uring_spawn_sigs at the
-   clone's sqe->off; v1's SIGMASK and SIGDEFAULT operations are gone):
+/* Signals of a spawn chain, v3: the signal fields of struct
+   io_uring_spawn_attr at the clone's sqe->addr2 (v2's struct
+   io_uring_spawn_sigs at sqe->off is gone):
 
-   - without sigs the new program gets the submitter's mask and its
-     SIG_IGN dispositions;
-   - sigs.mask is the new program's mask (SIGKILL, SIGSTOP dropped),
-     applied by the exec; sig_dfl resets exactly the given
-     dispositions, then sig_ign ignores the given ones;
+   - without attributes the new program gets the submitter's mask and
+     its SIG_IGN dispositions;
+   - with IORING_SPAWN_ATTR_SETSIGMASK, sigmask is the new program's
+     mask (SIGKILL, SIGSTOP dropped), applied by the exec; without the
+     flag sigmask is not used (the submitter's mask);
+   - with IORING_SPAWN_ATTR_SETSIGDEF, sigdefault resets exactly the
+     given dispositions (without the flag it is not used), then
+     sigignore ignores the given ones;
    - the chain itself runs with every signal but SIGKILL and SIGSTOP
      blocked and no handler (seen in /proc while the child blocks in a
      FIFO open); a signal sent to the child meanwhile does not disturb
@@ -46,10 +50,13 @@ status_field (const char *field, int n, int r, int w)
 /* A chain with SIGS (or none), the child's stdout captured, printing
    FIELD.  */
 static unsigned long long
-spawn_field (struct io_uring_spawn_sigs *sigs, const char *field)
+spawn_field (struct io_uring_spawn_attr *sigs, const char *field)
 {
   int w;
-  st_clone (&st_ring, &ca, 0)->off = (uintptr_t) sigs;
+  if (sigs != NULL)
+    st_clone_attr (&st_ring, &ca, sigs, 0);
+  else
+    st_clone (&st_ring, &ca, 0);
   int r = st_capture (&st_ring, 1, &w);
   return status_field (field, 2, r, w);
 }
@@ -64,7 +71,7 @@ int
 main (void)
 {
   st_init (0);
-  struct io_uring_spawn_sigs sigs;
+  struct io_uring_spawn_attr sigs;
 
   /* 1. Without sigs: the submitting thread's mask is the new
      program's.  */
@@ -78,14 +85,21 @@ main (void)
 
   /* 2. sigs.mask is the new program's mask; SIGKILL/SIGSTOP dropped.  */
   memset (&sigs, 0, sizeof sigs);
-  sigs.mask = BIT (SIGUSR2) | BIT (SIGKILL) | BIT (SIGSTOP) | BIT (SIGRTMIN + 1);
+  sigs.flags |= IORING_SPAWN_ATTR_SETSIGMASK;
+  sigs.sigmask = BIT (SIGUSR2) | BIT (SIGKILL) | BIT (SIGSTOP) | BIT (SIGRTMIN + 1);
   KT_EXPECT_EQ ("sigs.mask: the new mask", spawn_field (&sigs, "SigBlk"),
 		BIT (SIGUSR2) | BIT (SIGRTMIN + 1));
-  sigs.mask = 0;
+  sigs.sigmask = 0;
   KT_EXPECT_EQ ("sigs.mask 0: nothing blocked", spawn_field (&sigs, "SigBlk"), 0);
-  sigs.mask = ~0ULL;
+  sigs.flags |= IORING_SPAWN_ATTR_SETSIGMASK;
+  sigs.sigmask = ~0ULL;
   KT_EXPECT_EQ ("sigs.mask all: all but KILL and STOP",
 		spawn_field (&sigs, "SigBlk"), ALL_BUT_KILL_STOP);
+  /* sigmask without SETSIGMASK: not used, the submitter's mask.  */
+  memset (&sigs, 0, sizeof sigs);
+  sigs.sigmask = BIT (SIGUSR2);
+  KT_EXPECT_EQ ("sigmask without SETSIGMASK: the submitter's mask",
+		spawn_field (&sigs, "SigBlk"), BIT (SIGUSR1) | BIT (SIGTERM));
   sigset_t cur;
   sigprocmask (SIG_BLOCK, NULL, &cur);
   KT_EXPECT_EQ ("sigs.mask: the submitter's mask unchanged",
@@ -103,18 +117,26 @@ main (void)
   KT_EXPECT_EQ ("no sigs: ignored signals inherited", ign & mine, mine);
 
   memset (&sigs, 0, sizeof sigs);
-  sigs.sig_dfl = BIT (SIGUSR1) | BIT (SIGHUP) | BIT (SIGKILL);
+  sigs.flags |= IORING_SPAWN_ATTR_SETSIGDEF;
+  sigs.sigdefault = BIT (SIGUSR1) | BIT (SIGHUP) | BIT (SIGKILL);
   ign = spawn_field (&sigs, "SigIgn");
   KT_EXPECT_EQ ("sig_dfl: only the given ones reset", ign & mine, BIT (SIGUSR2));
+  /* sigdefault without SETSIGDEF: not used.  */
   memset (&sigs, 0, sizeof sigs);
-  sigs.sig_ign = BIT (SIGTERM) | BIT (SIGQUIT) | BIT (SIGKILL) | BIT (SIGSTOP);
+  sigs.sigdefault = BIT (SIGUSR1);
+  ign = spawn_field (&sigs, "SigIgn");
+  KT_EXPECT_EQ ("sigdefault without SETSIGDEF: nothing reset", ign & mine,
+		mine);
+  memset (&sigs, 0, sizeof sigs);
+  sigs.sigignore = BIT (SIGTERM) | BIT (SIGQUIT) | BIT (SIGKILL) | BIT (SIGSTOP);
   ign = spawn_field (&sigs, "SigIgn");
   KT_EXPECT_EQ ("sig_ign: the given ones ignored, not KILL/STOP",
 		ign & (BIT (SIGTERM) | BIT (SIGQUIT) | BIT (SIGKILL) | BIT (SIGSTOP)),
 		BIT (SIGTERM) | BIT (SIGQUIT));
   memset (&sigs, 0, sizeof sigs);
-  sigs.sig_dfl = BIT (SIGTERM) | BIT (SIGUSR1);
-  sigs.sig_ign = BIT (SIGTERM);
+  sigs.flags |= IORING_SPAWN_ATTR_SETSIGDEF;
+  sigs.sigdefault = BIT (SIGTERM) | BIT (SIGUSR1);
+  sigs.sigignore = BIT (SIGTERM);
   ign = spawn_field (&sigs, "SigIgn");
   KT_EXPECT_EQ ("sig_dfl then sig_ign: sig_ign wins",
 		ign & (BIT (SIGTERM) | BIT (SIGUSR1)), BIT (SIGTERM));
@@ -145,8 +167,8 @@ main (void)
   if (st_mkfifo (fifo))
     {
       memset (&sigs, 0, sizeof sigs);
-      sigs.sig_ign = BIT (SIGTERM);
-      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      sigs.sigignore = BIT (SIGTERM);
+      st_clone_attr (&st_ring, &ca, &sigs, 0);
       st_open (&st_ring, fifo, O_RDONLY, 5, 1);
       st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
       st_reset ();
@@ -177,8 +199,9 @@ main (void)
   if (st_mkfifo (fifo))
     {
       memset (&sigs, 0, sizeof sigs);
-      sigs.mask = BIT (SIGUSR1);
-      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      sigs.flags |= IORING_SPAWN_ATTR_SETSIGMASK;
+      sigs.sigmask = BIT (SIGUSR1);
+      st_clone_attr (&st_ring, &ca, &sigs, 0);
       r = st_capture (&st_ring, 1, &w);
       st_open (&st_ring, fifo, O_RDONLY, 5, 2);
       static char *argv[] = { "sed", "-n", "s/^ShdPnd:[[:space:]]*//p",
@@ -211,7 +234,7 @@ main (void)
     {
       memset (&sigs, 0, sizeof sigs);
       static char *argv_sleep[] = { "sleep", "100", NULL };
-      st_clone (&st_ring, &ca, 0)->off = (uintptr_t) &sigs;
+      st_clone_attr (&st_ring, &ca, &sigs, 0);
       st_open (&st_ring, fifo, O_RDONLY, 5, 1);
       st_exec (&st_ring, "/bin/sleep", argv_sleep, envp, 2);
       st_reset ();

@@ -19,11 +19,12 @@
 #ifndef _IO_URING_SPAWN_H
 #define _IO_URING_SPAWN_H	1
 
-/* The subset of the io_uring UAPI that posix_spawn needs, with the
-   spawn-chain operations (IORING_OP_CLONE ...), so that glibc builds
-   with any kernel headers.  The kernel's own <linux/io_uring.h> must
-   not be included with it.  */
+/* The subset of the io_uring UAPI that posix_spawn needs, so that glibc
+   builds with any kernel headers.  The values are checked against the
+   kernel's headers by tst-io_uring-spawn-consts.  The kernel's own
+   <linux/io_uring.h> must not be included with this file.  */
 
+#include <endian.h>
 #include <stdint.h>
 
 #ifdef LINUX_IO_URING_H
@@ -31,9 +32,12 @@
 #endif
 
 /* The auxiliary vector entry of a kernel that runs spawn chains for the
-   process, and its value: 'S' 'P' 'W' and the ABI version.  */
-#define AT_IO_URING_SPAWN		0x5350
-#define IORING_SPAWN_MAGIC		0x53505703U
+   process: a mask of IORING_SPAWN_F_*.  */
+#ifndef AT_IO_URING_SPAWN
+# define AT_IO_URING_SPAWN		52
+#endif
+#define IORING_SPAWN_F_CHAIN		(1U << 0)
+#define IORING_SPAWN_F_FD_SNAPSHOT	(1U << 1)
 
 struct io_uring_sqe
 {
@@ -41,14 +45,23 @@ struct io_uring_sqe
   uint8_t flags;
   uint16_t ioprio;
   int32_t fd;
-  uint64_t off;
+  union
+  {
+    uint64_t off;
+    uint64_t addr2;
+    struct
+    {
+      uint32_t cmd_op;
+      uint32_t __pad1;
+    };
+  };
   uint64_t addr;
   uint32_t len;
   uint32_t spawn_flags;
   uint64_t user_data;
   uint16_t buf_index;
   uint16_t personality;
-  int32_t file_index;
+  uint32_t optlen;
   uint64_t addr3;
   uint64_t __pad2[1];
 };
@@ -97,6 +110,7 @@ struct io_uring_rsrc_update
 
 #define IORING_SETUP_CQSIZE			(1U << 3)
 #define IORING_SETUP_SINGLE_ISSUER		(1U << 12)
+#define IORING_SETUP_DEFER_TASKRUN		(1U << 13)
 #define IORING_SETUP_NO_MMAP			(1U << 14)
 #define IORING_SETUP_REGISTERED_FD_ONLY		(1U << 15)
 #define IORING_SETUP_NO_SQARRAY			(1U << 16)
@@ -109,40 +123,58 @@ struct io_uring_rsrc_update
 
 #define IOSQE_IO_LINK				(1U << 2)
 
-/* The spawn operations.  IORING_OP_CLONE heads a link chain whose other
-   SQEs run in the new child, each as its system call would, until an
-   EXEC succeeds; see the kernel's documentation.  */
+/* IORING_OP_CLONE heads a link chain of IORING_OP_SPAWN_ACTIONs and
+   IORING_OP_EXECs, which the new child runs, each as its system call
+   would, until an EXEC succeeds.  */
+#define IORING_OP_CLONE				65
+#define IORING_OP_EXEC				66
+#define IORING_OP_SPAWN_ACTION			67
+
+/* IORING_OP_SPAWN_ACTION's sub-operations, in sqe->cmd_op.  */
 enum
 {
-  IORING_OP_CLONE = 128,
-  IORING_OP_EXEC,
-  IORING_OP_SPAWN_OPEN,
-  IORING_OP_SPAWN_CLOSE,
-  IORING_OP_SPAWN_DUP2,
-  IORING_OP_SPAWN_CLOSE_RANGE,
-  IORING_OP_SPAWN_CHDIR,
-  IORING_OP_SPAWN_FCHDIR,
-  IORING_OP_SPAWN_SETSID,
-  IORING_OP_SPAWN_SETPGID,
-  IORING_OP_SPAWN_SCHED,
-  IORING_OP_SPAWN_RESETIDS,
-  IORING_OP_SPAWN_TCSETPGRP,
+  IORING_SPAWN_OPEN,
+  IORING_SPAWN_CLOSE,
+  IORING_SPAWN_DUP2,
+  IORING_SPAWN_CLOSE_RANGE,
+  IORING_SPAWN_CHDIR,
+  IORING_SPAWN_FCHDIR,
+  IORING_SPAWN_TCSETPGRP,
 };
 
-/* IORING_OP_CLONE, sqe->off: the new program's signal mask and the
-   dispositions to reset and to ignore; bit N - 1 is signal N.  */
-struct io_uring_spawn_sigs
+/* IORING_OP_CLONE, sqe->addr2 (size in sqe->optlen): the attributes,
+   applied in the child before its SPAWN_ACTIONs.  Signal N is bit
+   N - 1.  */
+struct io_uring_spawn_attr
 {
-  uint64_t mask;
-  uint64_t sig_dfl;
-  uint64_t sig_ign;
+  uint64_t flags;
+  uint64_t sigmask;
+  uint64_t sigdefault;
+  uint64_t sigignore;
+  int32_t pgid;
+  int32_t sched_policy;
+  int32_t sched_priority;
+  uint32_t __resv;
 };
+
+#define IORING_SPAWN_ATTR_SETSID		(1U << 0)
+#define IORING_SPAWN_ATTR_SETPGROUP		(1U << 1)
+#define IORING_SPAWN_ATTR_RESETIDS		(1U << 2)
+#define IORING_SPAWN_ATTR_SETSCHEDPARAM		(1U << 3)
+#define IORING_SPAWN_ATTR_SETSCHEDULER		(1U << 4)
+#define IORING_SPAWN_ATTR_SETSIGMASK		(1U << 5)
+#define IORING_SPAWN_ATTR_SETSIGDEF		(1U << 6)
+
+/* IORING_OP_CLONE, sqe->spawn_flags: the child's descriptor table holds
+   only what its exec keeps and what its SPAWN_ACTIONs name.  */
+#define IORING_CLONE_FD_SNAPSHOT		(1U << 0)
+/* IORING_OP_EXEC, sqe->spawn_flags: a step of a PATH search.  */
+#define IORING_EXEC_SEARCH			(1U << 0)
+/* IORING_SPAWN_CLOSE, sqe->spawn_flags: a descriptor that is not open is
+   no error below RLIMIT_NOFILE.  */
+#define IORING_SPAWN_CLOSE_IN_LIMIT		(1U << 0)
 
 /* IORING_OP_CLONE's CQE: the chain failed and the child is gone.  */
-#define IORING_CQE_F_SPAWN_GONE			(1U << 8)
-/* IORING_OP_EXEC: a step of a PATH search.  */
-#define IORING_EXEC_SEARCH			(1U << 24)
-/* IORING_OP_SPAWN_SCHED: sched_setscheduler, not sched_setparam.  */
-#define IORING_SPAWN_SCHED_SETSCHEDULER		(1U << 0)
+#define IORING_CQE_F_SPAWN_GONE			(1U << 6)
 
 #endif /* io_uring_spawn.h */

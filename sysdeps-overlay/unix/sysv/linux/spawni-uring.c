@@ -16,59 +16,59 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-#include <alloca.h>
 #include <atomic.h>
 #include <clone3.h>
+#include <clone_internal.h>
 #include <confstr.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <internal-signals.h>
 #include <io_uring_spawn.h>
 #include <ldsodefs.h>
+#include <not-cancel.h>
 #include <pthreadP.h>
 #include <spawn_int.h>
 #include <spawni-uring.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <execvpe-search.h>
 #include <sys/mman.h>
+#include <sys/param.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sysdep.h>
 #include <tls-internal.h>
-#if HAVE_TUNABLES
-# define TUNABLE_NAMESPACE spawn
-# include <elf/dl-tunables.h>
-#endif
+#define TUNABLE_NAMESPACE spawn
+#include <elf/dl-tunables.h>
 
 /* A kernel that runs io_uring spawn chains takes a whole spawn as one
    submission:
 
-     IORING_OP_CLONE		the child, with the new program's signal
-				mask and dispositions
-     the attributes		in the order __spawni_child applies them
-     the file actions		in order
+     IORING_OP_CLONE		the child, with the attributes and the new
+				program's signal mask and dispositions
+     IORING_OP_SPAWN_ACTION	one per file action, in order
      IORING_OP_EXEC		one per PATH candidate
 
-   The kernel copies every argument at submission, creates the child
-   without our memory and runs the operations in it as the clone path's
-   child would run the system calls, and no code of ours runs in the
-   child.  All the CQEs of the chain come when it is over; the clone's
-   has the child's pid, and IORING_CQE_F_SPAWN_GONE when the chain
-   failed and the child left no trace.
+   The kernel creates the child without our memory, runs the attributes
+   and file actions in it as __spawni_child would run the system calls,
+   and executes the program; no code of ours runs in the child.  All the
+   CQEs of the chain come when it is over; the clone's has the child's
+   pid, and IORING_CQE_F_SPAWN_GONE when the chain failed and the child
+   left no trace.
 
    The kernel tells in the auxiliary vector whether it runs chains for
-   this process, so that no system call is needed to find out.  It may
+   this process, so that no system call is made to find out.  It may
    still refuse a chain (-EOPNOTSUPP), for instance under a seccomp
-   filter or a tracer that must see the system calls; the clone path
-   then spawns.
+   filter or a tracer; the clone path then spawns.
 
-   Each thread has a ring, made by its first spawn and freed when the
-   thread exits.  It has no file descriptor, so nothing the application
-   does to its descriptors reaches it and no child inherits it; it takes
-   one of the thread's registered-ring slots.  All signals are blocked
-   while it is used, so a signal handler cannot spawn through it at the
-   same time.  */
+   Each thread that spawns has a ring, made by its first spawn and freed
+   when the thread exits.  It has no file descriptor, so nothing the
+   application does to its descriptors reaches it and no child inherits
+   it; it takes one of the thread's registered-ring slots.  Its memory
+   is ours (IORING_SETUP_NO_MMAP), wiped in a child of fork, which then
+   makes a ring of its own.  Signals are blocked while it is used, so a
+   signal handler cannot spawn through it at the same time.  */
 
 /* The SQEs of a spawn at most, and the CQ's size: a page of SQEs.
    Longer spawns take the clone path.  */
@@ -76,72 +76,96 @@
 _Static_assert (URING_ENTRIES * sizeof (struct io_uring_sqe) <= 4096,
 		"the SQEs fit in a page");
 
-/* Whether the kernel runs chains for this process: 1 no, 2 yes, 0 not
-   known yet.  */
-static int uring_state;
+/* After the kernel refused a chain, the clone path takes the next
+   BACKOFF spawns of the thread; each refusal doubles it up to this.  */
+#define URING_BACKOFF_MAX 1024
 
-static bool
+/* The kernel's spawn features for this process, or 0 if it runs no
+   chains for it or the tunable says no; -1 if not known yet.  */
+static long int uring_features = -1;
+
+static unsigned long int
 uring_enabled (void)
 {
-  int state = atomic_load_relaxed (&uring_state);
-  if (state == 0)
+  long int features = atomic_load_relaxed (&uring_features);
+  if (features < 0)
     {
-      unsigned long int magic;
-      bool yes = (__getauxval2 (AT_IO_URING_SPAWN, &magic)
-		  && magic == IORING_SPAWN_MAGIC);
-#if HAVE_TUNABLES
-      if (TUNABLE_GET (io_uring, int32_t, NULL) == 0)
-	yes = false;
-#endif
-      state = yes ? 2 : 1;
-      atomic_store_relaxed (&uring_state, state);
+      unsigned long int aux;
+      features = 0;
+      if (__getauxval2 (AT_IO_URING_SPAWN, &aux)
+	  && (aux & IORING_SPAWN_F_CHAIN) != 0
+	  && TUNABLE_GET (io_uring, int32_t, NULL) != 0)
+	features = aux;
+      atomic_store_relaxed (&uring_features, features);
     }
-  return state == 2;
+  return features;
 }
+
+/* The ring's memory: one page for the SQ and CQ rings, one for the SQEs,
+   one for the names of a PATH search.  */
+enum { RING_PAGE, SQE_PAGE, NAMES_PAGE, RING_PAGES };
 
 static size_t
 ring_size (void)
 {
-  return 2 * GLRO (dl_pagesize);
+  return RING_PAGES * GLRO (dl_pagesize);
 }
 
-/* Make the ring, with its memory our own (IORING_SETUP_NO_MMAP): one
-   page for the SQ and CQ rings, one for the SQEs.  */
-static bool
-ring_open (struct spawn_ring *r, int tid)
+static char *
+ring_page (const struct spawn_ring *r, int page)
 {
-  size_t page = GLRO (dl_pagesize);
+  return r->mem + page * GLRO (dl_pagesize);
+}
+
+static unsigned int *
+ring_u32 (const struct spawn_ring *r, unsigned short int off)
+{
+  return (unsigned int *) (r->mem + off);
+}
+
+/* Make the ring.  Return 0, or the error of the system call that
+   failed.  */
+static int
+ring_open (struct spawn_ring *r)
+{
   char *mem = __mmap (NULL, ring_size (), PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED)
-    return false;
+    return errno;
+  /* A child of fork gets zeroes here, and so no ring_entries.  */
+  if (__madvise (mem, ring_size (), MADV_WIPEONFORK) != 0)
+    {
+      int err = errno;
+      __munmap (mem, ring_size ());
+      return err;
+    }
 
   struct io_uring_params p =
     {
       .flags = (IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_SINGLE_ISSUER
-		| IORING_SETUP_CQSIZE),
+		| IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE),
       .cq_entries = URING_ENTRIES,
       .cq_off.user_addr = (uintptr_t) mem,
-      .sq_off.user_addr = (uintptr_t) mem + page,
+      .sq_off.user_addr = (uintptr_t) mem + GLRO (dl_pagesize),
     };
   long int ret = INTERNAL_SYSCALL_CALL (io_uring_setup, URING_ENTRIES, &p);
   if (INTERNAL_SYSCALL_ERROR_P (ret))
     {
       __munmap (mem, ring_size ());
-      return false;
+      return INTERNAL_SYSCALL_ERRNO (ret);
     }
   *r = (struct spawn_ring)
     {
       .mem = mem,
-      .owner = tid,
       .index = ret,
       .sq_tail_off = p.sq_off.tail,
+      .sq_entries_off = p.sq_off.ring_entries,
       .cq_head_off = p.cq_off.head,
       .cq_tail_off = p.cq_off.tail,
       .cqes_off = p.cq_off.cqes,
     };
-  return true;
+  return 0;
 }
 
 /* Free the ring of the calling thread.  */
@@ -156,7 +180,8 @@ ring_close (struct spawn_ring *r)
   r->mem = NULL;
 }
 
-/* The calling thread's ring, made if needed; null if it has none.  */
+/* The calling thread's ring, made if needed; null if it has none or must
+   not use one now.  */
 static struct spawn_ring *
 ring_get (void)
 {
@@ -164,25 +189,39 @@ ring_get (void)
   struct spawn_ring *r = &self->tls_state.spawn_ring;
   int tid = THREAD_GETMEM (self, tid);
 
-  /* In a child of fork the ring, if any, is the parent's; its pages are
-     our own copy.  */
-  if (r->owner != tid)
-    {
-      if (r->mem != NULL)
-	__munmap (r->mem, ring_size ());
-      *r = (struct spawn_ring) { .owner = tid };
-    }
-  if (r->mem != NULL || r->failed)
-    return r->mem != NULL ? r : NULL;
-
-  /* A child of vfork or of a raw clone runs on this thread's memory
-     without being this thread: it must not make a ring here.  */
+  /* A child of vfork, or of a clone sharing our memory, runs on this
+     thread's memory without being this thread: it must not touch the
+     ring.  */
   if (INTERNAL_SYSCALL_CALL (gettid) != tid)
     return NULL;
-  if (!ring_open (r, tid))
+
+  /* In a child of fork (or of a clone that copied our memory) the ring's
+     pages are wiped: the ring was the parent's.  */
+  if (r->mem != NULL && *ring_u32 (r, r->sq_entries_off) == 0)
     {
-      /* Not again in this thread: no free slot, io_uring disabled...  */
-      r->failed = 1;
+      __munmap (r->mem, ring_size ());
+      *r = (struct spawn_ring) { 0 };
+    }
+
+  if (r->mem != NULL)
+    {
+      if (r->backoff_left == 0)
+	return r;
+      r->backoff_left--;
+      return NULL;
+    }
+  if (r->failed)
+    return NULL;
+
+  int err = ring_open (r);
+  if (err != 0)
+    {
+      /* Not again in this thread when io_uring is not there for us
+	 (disabled, restricted, no registered-ring slot left); a lack of
+	 memory is no reason to stop trying.  */
+      if (err == EPERM || err == EINVAL || err == ENOSYS || err == EBUSY
+	  || err == EACCES)
+	r->failed = 1;
       return NULL;
     }
   return r;
@@ -193,21 +232,21 @@ __spawni_uring_freeres (void)
 {
   struct pthread *self = THREAD_SELF;
   struct spawn_ring *r = &self->tls_state.spawn_ring;
-  if (r->mem != NULL && r->owner == THREAD_GETMEM (self, tid))
+  /* A thread that never spawned through io_uring has nothing to free and
+     makes no system call here.  */
+  if (r->mem == NULL)
+    return;
+  /* In a child of fork the wiped pages are all that is left.  */
+  if (*ring_u32 (r, r->sq_entries_off) != 0)
     ring_close (r);
-}
-
-static unsigned int *
-ring_u32 (const struct spawn_ring *r, unsigned short int off)
-{
-  return (unsigned int *) (r->mem + off);
+  else
+    __munmap (r->mem, ring_size ());
 }
 
 static struct io_uring_sqe *
 ring_sqe (const struct spawn_ring *r, unsigned int i)
 {
-  struct io_uring_sqe *sqes
-    = (struct io_uring_sqe *) (r->mem + GLRO (dl_pagesize));
+  struct io_uring_sqe *sqes = (struct io_uring_sqe *) ring_page (r, SQE_PAGE);
   return &sqes[(r->sq_tail + i) % URING_ENTRIES];
 }
 
@@ -228,14 +267,40 @@ ring_enter (const struct spawn_ring *r, unsigned int submit,
 				| IORING_ENTER_REGISTERED_RING, NULL, 0);
 }
 
-/* Submit the N SQEs after the SQ tail and wait for their N CQEs, so that
-   no CQE of the chain is left behind.  Return RUN_DONE; RUN_NONE if the
-   kernel took none (this task does not own the ring: a child of vfork),
-   and nothing happened; RUN_LOST if the CQEs cannot be waited for, which
-   the ring's owner never sees: the ring is then given up, its pages
-   left to the kernel.  */
-enum { RUN_DONE, RUN_NONE, RUN_LOST };
-static int
+/* Hand the N CQEs after the CQ head back to the kernel.  */
+static void
+ring_consume (struct spawn_ring *r, unsigned int n)
+{
+  r->cq_head += n;
+  atomic_store_release (ring_u32 (r, r->cq_head_off), r->cq_head);
+}
+
+/* Wait until the N CQEs after the CQ head are there.  False if they
+   cannot be waited for: the ring is then given up, its pages left to
+   the kernel.  */
+static bool
+ring_wait (struct spawn_ring *r, unsigned int n)
+{
+  while (atomic_load_acquire (ring_u32 (r, r->cq_tail_off)) - r->cq_head < n)
+    {
+      long int ret = ring_enter (r, 0, n);
+      if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
+	{
+	  r->mem = NULL;
+	  r->failed = 1;
+	  return false;
+	}
+    }
+  return true;
+}
+
+/* Submit the N SQEs after the SQ tail and wait for their N CQEs.  Return
+   RUN_DONE; RUN_NONE if the kernel did not take the whole chain, which
+   then did nothing: no child exists, the CQEs of what the kernel took
+   are consumed and the ring is as before; RUN_LOST if the CQEs cannot
+   be waited for.  */
+enum run { RUN_DONE, RUN_NONE, RUN_LOST };
+static enum run
 ring_run (struct spawn_ring *r, unsigned int n)
 {
   atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail + n);
@@ -243,31 +308,23 @@ ring_run (struct spawn_ring *r, unsigned int n)
   do
     ret = ring_enter (r, n, n);
   while (ret == -EINTR);
-  if (ret != n)
+  if (ret == n)
     {
-      atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail);
-      return RUN_NONE;
+      r->sq_tail += n;
+      return ring_wait (r, n) ? RUN_DONE : RUN_LOST;
     }
-  r->sq_tail += n;
-  while (atomic_load_acquire (ring_u32 (r, r->cq_tail_off)) - r->cq_head < n)
-    {
-      ret = ring_enter (r, 0, n);
-      if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-	{
-	  r->mem = NULL;
-	  r->failed = 1;
-	  return RUN_LOST;
-	}
-    }
-  return RUN_DONE;
-}
 
-/* Hand the N CQEs after the CQ head back to the kernel.  */
-static void
-ring_consume (struct spawn_ring *r, unsigned int n)
-{
-  r->cq_head += n;
-  atomic_store_release (ring_u32 (r, r->cq_head_off), r->cq_head);
+  /* The kernel took the first TAKEN SQEs only (it ran out of memory for
+     the next request, for instance).  It fails a chain it did not get
+     whole, before any child exists, with a CQE for each SQE it took;
+     the rest were never seen.  */
+  unsigned int taken = ret > 0 ? ret : 0;
+  r->sq_tail += taken;
+  atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail);
+  if (!ring_wait (r, taken))
+    return RUN_LOST;
+  ring_consume (r, taken);
+  return RUN_NONE;
 }
 
 /* The chain being written into the ring.  */
@@ -277,7 +334,7 @@ struct chain
   unsigned int n;			/* SQEs so far.  */
   unsigned int first_exec;		/* The first EXEC.  */
   struct clone_args clone_args;
-  struct io_uring_spawn_sigs sigs;
+  struct io_uring_spawn_attr attr;
 };
 
 static struct io_uring_sqe *
@@ -291,6 +348,15 @@ chain_add (struct chain *c, int opcode)
   return sqe;
 }
 
+static struct io_uring_sqe *
+chain_action (struct chain *c, unsigned int action, int fd)
+{
+  struct io_uring_sqe *sqe = chain_add (c, IORING_OP_SPAWN_ACTION);
+  sqe->cmd_op = action;
+  sqe->fd = fd;
+  return sqe;
+}
+
 static uint64_t
 sigset_bits (const internal_sigset_t *set)
 {
@@ -301,133 +367,135 @@ sigset_bits (const internal_sigset_t *set)
   return bits;
 }
 
-/* The clone, with the signal state __spawni_child gives the new program:
-   the POSIX_SPAWN_SETSIGDEF signals to SIG_DFL, glibc's internal signals
-   otherwise ignored, handlers reset, and the caller's signal mask or
-   POSIX_SPAWN_SETSIGMASK's without the internal signals.  */
+/* The clone, with the attributes and the signal state __spawni_child
+   gives the new program: handlers reset (the kernel implies
+   CLONE_CLEAR_SIGHAND), the POSIX_SPAWN_SETSIGDEF signals to SIG_DFL,
+   and the caller's signal mask, or POSIX_SPAWN_SETSIGMASK's without
+   the internal signals.  */
 static void
 chain_clone (struct chain *c, const posix_spawnattr_t *attr,
-	     const internal_sigset_t *oldmask)
+	     const internal_sigset_t *oldmask, int *pidfd, bool snapshot)
 {
+  short int flags = attr->__flags;
   internal_sigset_t set;
 
   c->clone_args = (struct clone_args) { .exit_signal = SIGCHLD };
-  if (attr->__flags & POSIX_SPAWN_SETSIGMASK)
+  if (pidfd != NULL)
+    {
+      c->clone_args.flags |= CLONE_PIDFD;
+      c->clone_args.pidfd = (uintptr_t) pidfd;
+    }
+  if (flags & POSIX_SPAWN_SETCGROUP)
+    {
+      c->clone_args.flags |= CLONE_INTO_CGROUP;
+      c->clone_args.cgroup = attr->__cgroup;
+    }
+
+  /* The caller's mask is the one in force while the chain is submitted
+     with every signal blocked: always pass it.  */
+  c->attr = (struct io_uring_spawn_attr)
+    { .flags = IORING_SPAWN_ATTR_SETSIGMASK };
+  if (flags & POSIX_SPAWN_SETSIGMASK)
     {
       internal_sigset_from_sigset (&set, &attr->__ss);
       internal_sigdelset (&set, SIGCANCEL);
       internal_sigdelset (&set, SIGSETXID);
-      c->sigs.mask = sigset_bits (&set);
+      c->attr.sigmask = sigset_bits (&set);
     }
   else
-    c->sigs.mask = sigset_bits (oldmask);
-  if (attr->__flags & POSIX_SPAWN_SETSIGDEF)
+    c->attr.sigmask = sigset_bits (oldmask);
+  if (flags & POSIX_SPAWN_SETSIGDEF)
     {
       internal_sigset_from_sigset (&set, &attr->__sd);
-      c->sigs.sig_dfl = sigset_bits (&set);
+      c->attr.flags |= IORING_SPAWN_ATTR_SETSIGDEF;
+      c->attr.sigdefault = sigset_bits (&set);
     }
-  c->sigs.sig_ign = (((UINT64_C (1) << (SIGCANCEL - 1))
-		      | (UINT64_C (1) << (SIGSETXID - 1)))
-		     & ~c->sigs.sig_dfl);
+  if ((flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER))
+      == POSIX_SPAWN_SETSCHEDPARAM)
+    {
+      c->attr.flags |= IORING_SPAWN_ATTR_SETSCHEDPARAM;
+      c->attr.sched_priority = attr->__sp.sched_priority;
+    }
+  else if (flags & POSIX_SPAWN_SETSCHEDULER)
+    {
+      c->attr.flags |= IORING_SPAWN_ATTR_SETSCHEDULER;
+      c->attr.sched_policy = attr->__policy;
+      c->attr.sched_priority = attr->__sp.sched_priority;
+    }
+  if (flags & POSIX_SPAWN_SETSID)
+    c->attr.flags |= IORING_SPAWN_ATTR_SETSID;
+  if (flags & POSIX_SPAWN_SETPGROUP)
+    {
+      c->attr.flags |= IORING_SPAWN_ATTR_SETPGROUP;
+      c->attr.pgid = attr->__pgrp;
+    }
+  if (flags & POSIX_SPAWN_RESETIDS)
+    c->attr.flags |= IORING_SPAWN_ATTR_RESETIDS;
 
   struct io_uring_sqe *sqe = chain_add (c, IORING_OP_CLONE);
   sqe->addr = (uintptr_t) &c->clone_args;
   sqe->len = sizeof (c->clone_args);
-  sqe->off = (uintptr_t) &c->sigs;
-}
-
-/* The attributes, in the order __spawni_child applies them.  */
-static void
-chain_attributes (struct chain *c, const posix_spawnattr_t *attr)
-{
-  short int flags = attr->__flags;
-  struct io_uring_sqe *sqe;
-
-  if (flags & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER))
-    {
-      sqe = chain_add (c, IORING_OP_SPAWN_SCHED);
-      sqe->addr = (uintptr_t) &attr->__sp;
-      if (flags & POSIX_SPAWN_SETSCHEDULER)
-	{
-	  sqe->spawn_flags = IORING_SPAWN_SCHED_SETSCHEDULER;
-	  sqe->len = attr->__policy;
-	}
-    }
-  if (flags & POSIX_SPAWN_SETSID)
-    chain_add (c, IORING_OP_SPAWN_SETSID);
-  if (flags & POSIX_SPAWN_SETPGROUP)
-    chain_add (c, IORING_OP_SPAWN_SETPGID)->off = attr->__pgrp;
-  if (flags & POSIX_SPAWN_RESETIDS)
-    chain_add (c, IORING_OP_SPAWN_RESETIDS);
+  sqe->addr2 = (uintptr_t) &c->attr;
+  sqe->optlen = sizeof (c->attr);
+  if (snapshot)
+    sqe->spawn_flags = IORING_CLONE_FD_SNAPSHOT;
 }
 
 static void
 chain_file_actions (struct chain *c, const posix_spawn_file_actions_t *fa,
 		    const posix_spawnattr_t *attr)
 {
-  struct rlimit64 fdlimit = { .rlim_cur = RLIM64_INFINITY };
-  if (fa->__used > 0)
-    __getrlimit64 (RLIMIT_NOFILE, &fdlimit);
-
   for (int i = 0; i < fa->__used; i++)
     {
       const struct __spawn_action *action = &fa->__actions[i];
       struct io_uring_sqe *sqe;
-      int fd;
 
       switch (action->tag)
 	{
 	case spawn_do_close:
 	  /* As __spawni_child: a descriptor that is not open is no error,
 	     one out of range is.  */
-	  fd = action->action.close_action.fd;
-	  if (fd < 0 || fd >= fdlimit.rlim_cur)
-	    chain_add (c, IORING_OP_SPAWN_CLOSE)->fd = fd;
-	  else
-	    {
-	      sqe = chain_add (c, IORING_OP_SPAWN_CLOSE_RANGE);
-	      sqe->fd = fd;
-	      sqe->off = fd;
-	    }
+	  sqe = chain_action (c, IORING_SPAWN_CLOSE,
+			      action->action.close_action.fd);
+	  sqe->spawn_flags = IORING_SPAWN_CLOSE_IN_LIMIT;
 	  break;
 
 	case spawn_do_open:
-	  sqe = chain_add (c, IORING_OP_SPAWN_OPEN);
-	  sqe->fd = AT_FDCWD;
+	  sqe = chain_action (c, IORING_SPAWN_OPEN, AT_FDCWD);
 	  sqe->addr = (uintptr_t) action->action.open_action.path;
 	  sqe->spawn_flags = action->action.open_action.oflag | O_LARGEFILE;
 	  sqe->len = action->action.open_action.mode;
-	  sqe->off = action->action.open_action.fd;
+	  sqe->addr3 = action->action.open_action.fd;
 	  break;
 
 	case spawn_do_dup2:
-	  sqe = chain_add (c, IORING_OP_SPAWN_DUP2);
-	  sqe->fd = action->action.dup2_action.fd;
-	  sqe->off = action->action.dup2_action.newfd;
+	  sqe = chain_action (c, IORING_SPAWN_DUP2,
+			      action->action.dup2_action.fd);
+	  sqe->addr3 = action->action.dup2_action.newfd;
 	  break;
 
 	case spawn_do_chdir:
-	  sqe = chain_add (c, IORING_OP_SPAWN_CHDIR);
+	  sqe = chain_action (c, IORING_SPAWN_CHDIR, 0);
 	  sqe->addr = (uintptr_t) action->action.chdir_action.path;
 	  break;
 
 	case spawn_do_fchdir:
-	  chain_add (c, IORING_OP_SPAWN_FCHDIR)->fd
-	    = action->action.fchdir_action.fd;
+	  chain_action (c, IORING_SPAWN_FCHDIR,
+			action->action.fchdir_action.fd);
 	  break;
 
 	case spawn_do_closefrom:
-	  sqe = chain_add (c, IORING_OP_SPAWN_CLOSE_RANGE);
-	  sqe->fd = action->action.closefrom_action.from;
-	  sqe->off = ~0U;
+	  sqe = chain_action (c, IORING_SPAWN_CLOSE_RANGE,
+			      action->action.closefrom_action.from);
+	  sqe->addr3 = ~0U;
 	  break;
 
 	case spawn_do_tcsetpgrp:
 	  /* 0 is the child's process group.  */
-	  sqe = chain_add (c, IORING_OP_SPAWN_TCSETPGRP);
-	  sqe->fd = action->action.setpgrp_action.fd;
+	  sqe = chain_action (c, IORING_SPAWN_TCSETPGRP,
+			      action->action.setpgrp_action.fd);
 	  if ((attr->__flags & POSIX_SPAWN_SETPGROUP) != 0)
-	    sqe->off = attr->__pgrp;
+	    sqe->addr3 = attr->__pgrp;
 	  break;
 	}
     }
@@ -440,49 +508,82 @@ chain_exec (struct chain *c, const char *path, char *const argv[],
   struct io_uring_sqe *sqe = chain_add (c, IORING_OP_EXEC);
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
-  sqe->off = (uintptr_t) argv;
+  sqe->addr2 = (uintptr_t) argv;
   sqe->addr3 = (uintptr_t) envp;
   sqe->spawn_flags = flags;
 }
 
-/* The names posix_spawnp tries for FILE, as __execvpex does: each entry
-   of PATH followed by a slash, if it is not empty, and FILE.  With BUF
-   null, only count them and the bytes they take.  */
+/* Write into BUF, of SIZE bytes, the names posix_spawnp tries for FILE,
+   as __execvpex does: each entry of PATH followed by a slash, if it is
+   not empty, and FILE.  Return how many, or 0 if they do not fit; *USED
+   is the bytes they take.  */
 static unsigned int
 path_candidates (const char *file, const char *path, char *buf,
-		 size_t *size)
+		 size_t size, size_t *used)
 {
   size_t file_len = strlen (file) + 1;
   unsigned int n = 0;
-  *size = 0;
+  *used = 0;
   for (const char *p = path, *end; ; p = end + 1)
     {
       end = __strchrnul (p, ':');
-      if (buf != NULL)
-	{
-	  char *pend = __mempcpy (buf + *size, p, end - p);
-	  *pend = '/';
-	  memcpy (pend + (p < end), file, file_len);
-	}
-      *size += (end - p) + (p < end) + file_len;
+      size_t len = (end - p) + (p < end) + file_len;
+      if (len > size - *used)
+	return 0;
+      char *pend = __mempcpy (buf + *used, p, end - p);
+      *pend = '/';
+      memcpy (pend + (p < end), file, file_len);
+      *used += len;
       n++;
       if (*end == '\0')
 	return n;
     }
 }
 
-/* The errors on which __execvpex tries the next PATH entry.  */
+/* Whether a path may lead to a descriptor: a relative one (through a
+   directory descriptor or a working directory in /proc), one in /proc or
+   /dev, or one spelled so that a prefix test cannot tell (an empty, "."
+   or ".." component, as in "//proc" or "/../proc").  A symbolic link
+   elsewhere that points there is not seen.  */
 static bool
-exec_search_goes_on (int err)
+path_may_name_fd (const char *path)
 {
-  switch (err)
+  if (path[0] != '/'
+      || strncmp (path, "/proc/", 6) == 0
+      || strncmp (path, "/dev/", 5) == 0)
+    return true;
+  for (const char *p = path; *p != '\0'; )
     {
-    case EACCES: case ENOENT: case ESTALE: case ENOTDIR: case ENODEV:
-    case ETIMEDOUT:
-      return true;
-    default:
-      return false;
+      /* P is at a slash; the component after it ends at Q.  */
+      const char *q = __strchrnul (p + 1, '/');
+      size_t len = q - (p + 1);
+      if (len == 0 || (len == 1 && p[1] == '.')
+	  || (len == 2 && p[1] == '.' && p[2] == '.'))
+	return true;
+      p = q;
     }
+  return false;
+}
+
+/* Whether the child needs none of the caller's close-on-exec descriptors:
+   no file action reaches a descriptor through a path, and no program
+   name may lead to one.  */
+static bool
+chain_may_snapshot (const posix_spawn_file_actions_t *fa, const char *file,
+		    const char *names, size_t names_size)
+{
+  if (fa != NULL)
+    for (int i = 0; i < fa->__used; i++)
+      if (fa->__actions[i].tag == spawn_do_open
+	  || fa->__actions[i].tag == spawn_do_chdir)
+	return false;
+  if (names == NULL)
+    return !path_may_name_fd (file);
+  for (const char *name = names; name < names + names_size;
+       name += strlen (name) + 1)
+    if (path_may_name_fd (name))
+      return false;
+  return true;
 }
 
 /* The outcome of the chain C from its CQEs: whether an EXEC succeeded,
@@ -526,18 +627,29 @@ chain_result (const struct chain *c, bool *execd, int *clone_res,
       err = -res[i];
       eacces |= err == EACCES;
     }
-  return eacces && exec_search_goes_on (err) ? EACCES : err;
+  return eacces && __execvpe_search_goes_on (err) ? EACCES : err;
 }
 
 int
-__spawni_uring (pid_t *pid, const char *file,
+__spawni_uring (int *pid, const char *file,
 		const posix_spawn_file_actions_t *fa,
 		const posix_spawnattr_t *attr, char *const argv[],
 		char *const envp[], int xflags)
 {
   /* The compat ENOEXEC retry through /bin/sh has no chain equivalent.  */
-  if ((xflags & SPAWN_XFLAGS_TRY_SHELL) != 0 || !uring_enabled ())
+  if ((xflags & SPAWN_XFLAGS_TRY_SHELL) != 0)
     return -1;
+  unsigned long int features = uring_enabled ();
+  if (features == 0)
+    return -1;
+  bool use_pidfd = (xflags & SPAWN_XFLAGS_RET_PIDFD) != 0;
+  /* The clone path reports ENOSYS.  */
+  if (use_pidfd && !__clone_pidfd_supported ())
+    return -1;
+  /* A compound literal here would not outlive the if statement.  */
+  static const posix_spawnattr_t no_attr;
+  if (attr == NULL)
+    attr = &no_attr;
 
   const char *path = NULL;
   if ((xflags & SPAWN_XFLAGS_USE_PATH) && file[0] != '\0'
@@ -549,23 +661,9 @@ __spawni_uring (pid_t *pid, const char *file,
       if (strlen (file) > NAME_MAX || strlen (path) >= PATH_MAX)
 	return -1;
     }
-  size_t names_size = 0;
-  unsigned int nexec = (path != NULL
-			? path_candidates (file, path, NULL, &names_size)
-			: 1);
-  unsigned int nops = (1 + ((attr->__flags & (POSIX_SPAWN_SETSCHEDPARAM
-					      | POSIX_SPAWN_SETSCHEDULER))
-			    != 0)
-		       + ((attr->__flags & POSIX_SPAWN_SETSID) != 0)
-		       + ((attr->__flags & POSIX_SPAWN_SETPGROUP) != 0)
-		       + ((attr->__flags & POSIX_SPAWN_RESETIDS) != 0)
-		       + (fa != NULL ? fa->__used : 0));
-  if (nops + nexec > URING_ENTRIES
-      || (path != NULL && !__libc_alloca_cutoff (names_size)))
+  unsigned int nops = 1 + (fa != NULL ? fa->__used : 0);
+  if (nops >= URING_ENTRIES)
     return -1;
-  char *names = path != NULL ? alloca (names_size) : NULL;
-  if (path != NULL)
-    path_candidates (file, path, names, &names_size);
 
   /* A process that came under a seccomp filter after it started is
      refused by the kernel; a filter could also kill it for the io_uring
@@ -573,72 +671,102 @@ __spawni_uring (pid_t *pid, const char *file,
   if (INTERNAL_SYSCALL_CALL (prctl, PR_GET_SECCOMP) != 0)
     return -1;
 
-  internal_sigset_t oldmask;
-  internal_signal_block_all (&oldmask);
+  int pidfd = -1;
+  int ec = -1;
   int state;
   __pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &state);
+  /* As for the clone path: a concurrent abort must not make the child
+     see SIGABRT's disposition half-changed.  It also blocks every
+     signal, so that no handler uses the ring meanwhile.  */
+  internal_sigset_t oldmask;
+  __abort_lock_rdlock (&oldmask);
 
-  int ec = -1;
   struct chain c = { .ring = ring_get () };
-  while (c.ring != NULL)
+  if (c.ring == NULL)
+    goto out;
+
+  char *names = NULL;
+  size_t names_size = 0;
+  unsigned int nexec = 1;
+  if (path != NULL)
     {
-      c.n = 0;
-      chain_clone (&c, attr, &oldmask);
-      chain_attributes (&c, attr);
-      if (fa != NULL)
-	chain_file_actions (&c, fa, attr);
-      c.first_exec = c.n;
-      if (names != NULL)
-	for (const char *name = names; name < names + names_size;
-	     name += strlen (name) + 1)
-	  chain_exec (&c, name, argv, envp, IORING_EXEC_SEARCH);
-      else
-	chain_exec (&c, file, argv, envp, 0);
-      ring_sqe (c.ring, c.n - 1)->flags = 0;
-
-      int run = ring_run (c.ring, c.n);
-      if (run == RUN_NONE)
-	break;
-      if (run == RUN_LOST)
-	{
-	  /* A child may exist and run: never spawn a second one.  */
-	  ec = EAGAIN;
-	  break;
-	}
-      bool execd;
-      int clone_res;
-      unsigned int cflags = 0;
-      int err = chain_result (&c, &execd, &clone_res, &cflags);
-      ring_consume (c.ring, c.n);
-
-      /* No child: a clone interrupted by a signal is tried again, as
-	 fork is restarted; a refused one, or one that failed, is the
-	 clone path's.  */
-      if (clone_res == -EINTR)
-	continue;
-      if (clone_res <= 0)
-	break;
-
-      ec = err;
-      if (!execd && !(cflags & IORING_CQE_F_SPAWN_GONE))
-	{
-	  /* The child is a zombie, or traced.  As with the clone path, a
-	     signal that killed it before its exec is the caller's to see,
-	     and posix_spawn succeeds; otherwise it is reaped here.  */
-	  siginfo_t info;
-	  if (err == 0
-	      || (__waitid (P_PID, clone_res, &info, WEXITED | WNOWAIT) == 0
-		  && info.si_code != CLD_EXITED))
-	    ec = 0;
-	  else
-	    __waitpid (clone_res, NULL, 0);
-	}
-      if (ec == 0 && pid != NULL)
-	*pid = clone_res;
-      break;
+      names = ring_page (c.ring, NAMES_PAGE);
+      nexec = path_candidates (file, path, names, GLRO (dl_pagesize),
+			       &names_size);
+      if (nexec == 0 || nops + nexec > URING_ENTRIES)
+	goto out;
     }
+  bool snapshot = ((features & IORING_SPAWN_F_FD_SNAPSHOT) != 0
+		   && chain_may_snapshot (fa, file, names, names_size));
 
+  chain_clone (&c, attr, &oldmask, use_pidfd ? &pidfd : NULL, snapshot);
+  if (fa != NULL)
+    chain_file_actions (&c, fa, attr);
+  c.first_exec = c.n;
+  if (names != NULL)
+    for (const char *name = names; name < names + names_size;
+	 name += strlen (name) + 1)
+      chain_exec (&c, name, argv, envp, IORING_EXEC_SEARCH);
+  else
+    chain_exec (&c, file, argv, envp, 0);
+  ring_sqe (c.ring, c.n - 1)->flags = 0;
+
+  enum run run = ring_run (c.ring, c.n);
+  if (run == RUN_NONE)
+    goto out;
+  if (run == RUN_LOST)
+    {
+      /* A child may exist and run: never spawn a second one.  Its pidfd,
+	 if the clone wrote one, is not the caller's.  */
+      ec = EAGAIN;
+      if (use_pidfd && pidfd >= 0)
+	__close_nocancel_nostatus (pidfd);
+      goto out;
+    }
+  bool execd;
+  int clone_res;
+  unsigned int cflags = 0;
+  int err = chain_result (&c, &execd, &clone_res, &cflags);
+  ring_consume (c.ring, c.n);
+
+  if (clone_res <= 0)
+    {
+      /* No child.  The clone path spawns instead: after a refusal, for
+	 the thread's next few spawns too.  A clone that failed fails
+	 there the same way.  */
+      if (clone_res == -EOPNOTSUPP)
+	{
+	  c.ring->backoff = MIN (2 * c.ring->backoff + 1, URING_BACKOFF_MAX);
+	  c.ring->backoff_left = c.ring->backoff;
+	}
+      goto out;
+    }
+  c.ring->backoff = 0;
+
+  ec = err;
+  if (!execd && !(cflags & IORING_CQE_F_SPAWN_GONE))
+    {
+      /* The child is a zombie, or traced.  As with the clone path, a
+	 signal that killed it before its exec is the caller's to see, and
+	 posix_spawn succeeds; otherwise it is reaped here.  */
+      siginfo_t info;
+      if (err == 0
+	  || (__waitid (P_PID, clone_res, &info, WEXITED | WNOWAIT) == 0
+	      && info.si_code != CLD_EXITED))
+	ec = 0;
+      else
+	__waitid (P_PID, clone_res, &info, WEXITED);
+    }
+  if (ec == 0)
+    {
+      if (pid != NULL)
+	*pid = use_pidfd ? pidfd : clone_res;
+    }
+  else if (use_pidfd)
+    __close_nocancel_nostatus (pidfd);
+
+ out:
+  __abort_lock_unlock (&oldmask);
   __pthread_setcancelstate (state, NULL);
-  internal_signal_restore_set (&oldmask);
   return ec;
 }

@@ -25,13 +25,13 @@
    posix_spawn returns, or -1, before any process is created, where the
    kernel or the request cannot take the spawn this way; the caller then
    spawns with clone.  */
-extern int __spawni_uring (pid_t *pid, const char *file,
+extern int __spawni_uring (int *pid, const char *file,
 			   const posix_spawn_file_actions_t *file_actions,
 			   const posix_spawnattr_t *attrp, char *const argv[],
 			   char *const envp[], int xflags) attribute_hidden;
 
-/* Free the calling thread's ring; called, with all signals blocked, when
-   the thread exits.  */
+/* Free the calling thread's ring, if it has one; called when the thread
+   exits.  */
 extern void __spawni_uring_freeres (void) attribute_hidden;
 
 #endif /* spawni-uring.h */

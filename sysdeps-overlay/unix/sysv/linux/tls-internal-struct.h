@@ -1,4 +1,4 @@
-/* Per-thread state internal to glibc.  Linux version.
+/* Per-thread state for internal use.  Linux version.
    Copyright (C) 2020-2026 Free Software Foundation, Inc.
    This file is part of the GNU C Library.
 
@@ -19,31 +19,27 @@
 #ifndef _TLS_INTERNAL_STRUCT_H
 #define _TLS_INTERNAL_STRUCT_H 1
 
-#include <stddef.h>
-
 /* The thread's io_uring ring for posix_spawn (spawni-uring.c).  */
 struct spawn_ring
 {
   char *mem;			/* Its rings and SQEs, or null.  */
-  int owner;			/* The thread that made it.  */
   unsigned int index;		/* Its registered-ring index.  */
   unsigned int sq_tail;		/* Our copies of the SQ tail and */
   unsigned int cq_head;		/* the CQ head.  */
   unsigned short int sq_tail_off;	/* Offsets in MEM of the kernel's */
-  unsigned short int cq_head_off;	/* SQ tail, CQ head, CQ tail and */
-  unsigned short int cq_tail_off;	/* CQEs.  */
+  unsigned short int sq_entries_off;	/* SQ tail and ring size, CQ head, */
+  unsigned short int cq_head_off;	/* CQ tail and CQEs.  */
+  unsigned short int cq_tail_off;
   unsigned short int cqes_off;
-  int failed;			/* Making one failed in this thread.  */
+  unsigned short int failed;	/* Making one failed for good.  */
+  unsigned short int backoff;	/* Spawns to leave to clone after the */
+  unsigned short int backoff_left;	/* kernel refused; left of them.  */
 };
 
 struct tls_internal_t
 {
   char *strsignal_buf;
   char *strerror_l_buf;
-  /* The stack of posix_spawn's child (spawni.c).  */
-  void *spawn_stack;
-  size_t spawn_stack_size;
-  int spawn_stack_prot;
   struct spawn_ring spawn_ring;
 };
 

@@ -1,19 +1,19 @@
 #!/bin/bash
-# tests/kernel-v3/compile-all.sh -- compile every test of the v3 suite on
+# tests/kernel/compile-all.sh -- compile every test of the v3 suite on
 # the host, with the flags lib/spawn.exp's kt_compile (and kt_host_test
 # for spawn.abi) uses, against the v3 kernel's exported UAPI headers.
 # Nothing is run.  A test that fails to build or prints any warning is
 # reported; the exit status is the number of such tests (0: all clean).
 #
-#   bash tests/kernel-v3/compile-all.sh [HDR [OUT]]
+#   bash tests/kernel/compile-all.sh [HDR [OUT]]
 #
 # HDR: the headers_install directory (default: the v3 kernel's,
-# build/kernel-v3/usr/include, or $KT_HEADERS); OUT: where the binaries
-# go (default build/tests/kernel-v3-compile).
+# build/kernel/usr/include, or $KT_HEADERS); OUT: where the binaries
+# go (default build/tests/kernel-compile).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-hdr=${1:-${KT_HEADERS:-$here/../../build/kernel-v3/usr/include}}
-out=${2:-$here/../../build/tests/kernel-v3-compile}
+hdr=${1:-${KT_HEADERS:-$here/../../build/kernel/usr/include}}
+out=${2:-$here/../../build/tests/kernel-compile}
 mkdir -p "$out"
 if [ ! -f "$hdr/linux/io_uring.h" ]; then
   echo "no linux/io_uring.h in $hdr (make headers_install first)" >&2
