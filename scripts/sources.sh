@@ -56,9 +56,17 @@ _sources_locked ()
   awk -v p="$1" '$1 == p { print $2, $3, $4 }' "$SOURCES_LOCK"
 }
 
-# sources_get PACKAGE: print the directory where the pinned (or, failing
-# that, the current) version of PACKAGE is unpacked.
+# sources_get PACKAGE: print the path of the pinned (or, failing that,
+# the current) version's tarball, unpacked from the package.  Callers
+# take it with $(...): the progress lines go to stderr.
 sources_get ()
+{
+  _sources_fetch "$1" >&2 || exit 1
+  printf '%s\n' "$SOURCES_GOT"
+}
+
+# _sources_fetch PACKAGE: download and unpack; set SOURCES_GOT.
+_sources_fetch ()
 {
   local pkg=$1 ver sum path deb got
   read -r ver sum path <<<"$(_sources_locked "$pkg")"
@@ -94,7 +102,7 @@ sources_get ()
     printf '%s %s %s\n' "$pkg" "$ver" "$got" > "$dir.tmp/.done" && mv "$dir.tmp" "$dir" \
       || die "cannot create $dir"
   fi
-  printf '%s\n' "$dir/$path"
+  SOURCES_GOT=$dir/$path
 }
 
 # The newest version of PACKAGE in the suite (the private lists only:
