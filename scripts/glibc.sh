@@ -459,8 +459,10 @@ _glibc_check_vm_run ()
   # TCG emulates the CPU: give the tests ten times their usual time.  The
   # wrapper answers UNSUPPORTED for the other tests without the VM; their
   # lines are dropped from the results.
-  GLIBC_SPAWN_ONLY=1 glibc_run_tests "$where" \
+  rm -rf "$results/$where-paths"
+  GLIBC_VM_PATHS=$results/$where-paths GLIBC_SPAWN_ONLY=1 glibc_run_tests "$where" \
     test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10 --only ${GLIBC_SPAWN_TESTS//|/,} $*"
+  _glibc_path_proof "$where"
   # Only a test that passes on the host and not in the VM is a difference:
   # a host failure (or UNSUPPORTED there: in a container, test-container's
   # namespaces) is counted in the host's summary already.
@@ -472,6 +474,40 @@ _glibc_check_vm_run ()
     cat "$results/host-$where-pass.diff"
     echo "FAIL: host-$where-pass-set" >> "$results/$where.sum"
   fi
+}
+
+# _glibc_path_proof WHERE: every spawn of the VM pass WHERE took its
+# path.  scripts/vm-test-run counted, per test, the chains the kernel ran
+# (trace event io_uring_spawn) and the tasks created with CLONE_VFORK:
+# on the io_uring pass (vm) a CLONE_VFORK task is a spawn that took the
+# clone path; on the clone pass (vm-off) no chain may run.  A test that
+# does either on purpose is listed in tests/vm-paths-allowed with the
+# reason.  The table is WHERE-paths.txt; a breach adds a FAIL line.
+_glibc_path_proof ()
+{
+  local where=$1 results dir
+  results=$(glibc_results)
+  dir=$results/$where-paths
+  [ -d "$dir" ] || { echo "FAIL: $where-path-proof (no trace counts: $dir)" >> "$results/$where.sum"; return; }
+  awk -v where="$where" -v allowed="$TOP/tests/vm-paths-allowed" '
+    BEGIN {
+      while ((getline line < allowed) > 0)
+	if (line !~ /^#/ && split (line, w, /[ \t]+/) >= 3) ok[w[1] " " w[2]] = 1
+    }
+    FNR == 1 { n = split (FILENAME, p, "/"); t = p[n] }
+    $1 == "chains" { c[t] += $2; f[t] += $3; v[t] += $5; all += $2 }
+    END {
+      printf "%-32s %8s %8s %8s\n", "test (" where ")", "chains", "failed", "vfork" > "/dev/stderr"
+      for (t in c) {
+	printf "%-32s %8d %8d %8d\n", t, c[t], f[t], v[t] > "/dev/stderr"
+	bad = (where == "vm") ? v[t] > 0 : c[t] + f[t] > 0
+	if (bad && !((where " " t) in ok))
+	  printf "FAIL: %s-path-proof/%s (%s)\n", where, t,
+		 where == "vm" ? v[t] " spawn(s) through the clone path" : c[t] + f[t] " chain(s) with the tunable at 0"
+      }
+      if (where == "vm" && all == 0)
+	print "FAIL: vm-path-proof (no chain ran: the kernel announces none?)"
+    }' "$dir"/* 2> "$results/$where-paths.txt" | tee -a "$results/$where.sum"
 }
 
 # The result lines of the tests GLIBC_SPAWN_TESTS names (by base name).
