@@ -83,9 +83,10 @@ glibc_overlay_base_check ()
 }
 
 # Make $GDIR/desired hold every file our patches change, as it must be:
-# sysdeps-overlay/X is sysdeps/X, tests/glibc/tst-*.c are Linux tests
-# (sysdeps/unix/sysv/linux/), and patches/glibc/hunks/*.diff are small
-# edits of glibc's own files (the Makefile lines that register them).
+# sysdeps-overlay/X is sysdeps/X, tests/glibc/tst-*.c and tst-*.py are
+# Linux tests (sysdeps/unix/sysv/linux/), and patches/glibc/hunks/*.diff
+# are small edits of glibc's own files (the Makefile lines that register
+# them).
 glibc_desired ()
 {
   local d=$GDIR/desired f rel hunk
@@ -108,7 +109,7 @@ glibc_desired ()
     mkdir -p "$d/$(dirname "$rel")"
     cp "$G_OVERLAY/$f" "$d/$rel"
   done
-  for f in "$G_TESTS"/tst-*.c; do
+  for f in "$G_TESTS"/tst-*.c "$G_TESTS"/tst-*.py; do
     [ -f "$f" ] || continue
     mkdir -p "$d/sysdeps/unix/sysv/linux"
     cp "$f" "$d/sysdeps/unix/sysv/linux/"

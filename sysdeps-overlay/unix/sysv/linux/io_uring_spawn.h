@@ -21,7 +21,7 @@
 
 /* The subset of the io_uring UAPI that posix_spawn needs, so that glibc
    builds with any kernel headers.  The values are checked against the
-   kernel's headers by tst-io_uring-spawn-consts.  The kernel's own
+   kernel's headers by tst-io_uring_spawn-consts.py.  The kernel's own
    <linux/io_uring.h> must not be included with this file.  */
 
 #include <endian.h>
