@@ -1,12 +1,10 @@
 #!/usr/bin/env python3
-"""bench/kphases.py -- where the kernel's part of a spawn goes (issue 12).
+"""bench/kphases.py -- where the kernel's part of a spawn goes.
 
-Run in the VM, on one vCPU, under the instruction clock (v2; v3: the
-v3 kernel and the ring-cost built against its UAPI headers):
+Run in the VM, on one vCPU, under the instruction clock (the kernel with
+patches/kernel, and ring-cost built against its UAPI headers):
 
     VM_SMP=1 ./build.sh vm --icount -- python3 bench/kphases.py \\
-        build/bench/bin/ring-cost 500
-    VM_SMP=1 ./build.sh vm --v3 --icount -- python3 bench/kphases.py \\
         build/bench/bin/ring-cost 500
 
 It runs `ring-cost --phases N` twice: once plain (its medians: the
@@ -24,11 +22,10 @@ CLOCK_MONOTONIC with the two timestamps ring-cost writes in each marker.
 A function is probed by its name in /proc/kallsyms, or by the one local
 copy the compiler made of it (name.isra.N, name.constprop.N, name.part.N);
 one the compiler inlined everywhere is not there and is reported as not
-probed.  The list covers both kernels: on v3 (7.3) copy_mm() is inlined
-into copy_process() and bprm_execve() into do_execveat_common(), so
-mm_init() (the chain's pristine mm, and every exec's new mm) and
-do_execveat_common() (execve()'s and the chain's exec alike) stand in
-for them.
+probed.  On 7.3 copy_mm() is inlined into copy_process() and
+bprm_execve() into do_execveat_common(), so mm_init() (the chain's
+pristine mm, and every exec's new mm) and do_execveat_common()
+(execve()'s and the chain's exec alike) stand in for them.
 """
 
 import os
@@ -39,10 +36,9 @@ import sys
 from collections import defaultdict
 
 T = "/sys/kernel/tracing"
-FUNCS = ["kernel_clone", "copy_process", "copy_mm", "mm_init", "dup_fd",
-         "dup_fd_exec", "io_spawn_clone_tw", "do_execveat_common",
-         "bprm_execve", "begin_new_exec", "load_elf_binary", "exit_mmap",
-         "exit_files", "release_task"]
+FUNCS = ["kernel_clone", "copy_process", "mm_init", "dup_fd", "dup_fd_exec",
+         "io_spawn_clone_tw", "do_execveat_common", "begin_new_exec",
+         "load_elf_binary", "exit_mmap", "exit_files", "release_task"]
 CLONE = re.compile(r"^(?:\.(?:isra|constprop|part)\.\d+)+$")
 MECHS = ["CLONE+EXEC chain", "CLONE+EXEC chain, exec fails",
          "vfork+execve", "vfork+execve, exec fails"]

@@ -2,13 +2,13 @@
 """bench/report.py -- turn the benchmark CSVs into a Markdown report and
 gnuplot plots.
 
-    python3 bench/report.py DIR [--title TEXT] [--note TEXT]... [--v3]
+    python3 bench/report.py DIR [--title TEXT] [--note TEXT]...
 
-DIR holds host.csv and/or vm.csv (bench/run.sh).  --v3: the run of
-./build.sh bench --v3 (stock glibc 2.44, the goals of the v3 issue);
-without it v2's (stock 2.36, the goals of issue #12).  Writes DIR/results.md,
-DIR/plot-*.dat, DIR/plots.gp and, when gnuplot runs, DIR/*.svg; prints
-results.md.  Nothing here measures: every number comes from the CSVs.
+DIR holds host.csv and/or vm.csv (bench/run.sh; stock glibc 2.44 against
+2.44 with the series; the goals of the v3 performance issue).  Writes
+DIR/results.md, DIR/plot-*.dat, DIR/plots.gp and, when gnuplot runs,
+DIR/*.svg; prints results.md.  Nothing here measures: every number comes
+from the CSVs.  (v2's report is bench/results-v2/results.md.)
 """
 
 import argparse
@@ -22,12 +22,6 @@ MECHS = ["fork", "vfork", "spawn-stock", "spawn-fallback", "spawn-uring",
 MECH_TEXT = {
     "fork": "fork + exec",
     "vfork": "vfork + exec",
-    "spawn-stock": "posix_spawn, stock glibc 2.36",
-    "spawn-fallback": "posix_spawn, patched, io_uring=0 (clone path)",
-    "spawn-uring": "posix_spawn, patched (io_uring path)",
-    "uring-raw": "raw CLONE+EXEC chain (liburing)",
-}
-MECH_TEXT_V3 = {
     "spawn-stock": "posix_spawn, stock glibc 2.44",
     "spawn-fallback": "posix_spawn, glibc 2.44 + v3 series, io_uring=0 "
                       "(clone path)",
@@ -159,8 +153,10 @@ def first_table(rows, out):
                    f"{fmt_ratio(ratio(first, steady))} |")
 
 
-def goals_v3(rows, where):
-    """v3's goals (the performance issue of v3), as goals() gives them."""
+def goals(rows, where):
+    """(goal, limit, op, {figure: value}): the goals of the v3 performance
+    issue for the patched posix_spawn as it runs there: the io_uring path
+    (VM) and the clone path (VM and host)."""
     per_fig = lambda f: {fig: f(fig) for fig in FIGURES}
     by = lambda a, sa, b, sb: per_fig(lambda g: ratio(med(rows, a, sa, g),
                                                      med(rows, b, sb, g)))
@@ -190,49 +186,11 @@ def goals_v3(rows, where):
     return out
 
 
-def goals(rows, where):
-    """(goal, limit, op, {figure: value}) for the patched posix_spawn as it
-    runs there: the io_uring path in the VM, the clone path on the host."""
-    if V3:
-        return goals_v3(rows, where)
-    subject = "spawn-uring" if where == "vm" else "spawn-fallback"
-    per_fig = lambda f: {fig: f(fig) for fig in FIGURES}
-    out = []
-    if where == "vm":
-        out.append(("io_uring posix_spawn ÷ stock posix_spawn", 0.60, "≤",
-                    per_fig(lambda g: ratio(med(rows, subject, fig=g),
-                                            med(rows, "spawn-stock", fig=g)))))
-        out.append(("io_uring posix_spawn ÷ vfork+exec", 0.90, "≤",
-                    per_fig(lambda g: ratio(med(rows, subject, fig=g),
-                                            med(rows, "vfork", fig=g)))))
-    out.append(("fallback ÷ stock posix_spawn", 0.75, "≤",
-                per_fig(lambda g: ratio(med(rows, "spawn-fallback", fig=g),
-                                        med(rows, "spawn-stock", fig=g)))))
-    out.append((f"{subject}: 1 GiB touched ÷ small", 1.05, "≤",
-                per_fig(lambda g: ratio(med(rows, subject, "mem-touched", g),
-                                        med(rows, subject, "small", g)))))
-    if where == "vm":
-        out.append((f"{subject}: 100k cloexec fds ÷ small", 1.2, "≤",
-                    per_fig(lambda g: ratio(med(rows, subject, "fds-100k-cloexec", g),
-                                            med(rows, subject, "small", g)))))
-        out.append((f"{subject} ÷ vfork+exec, 100k fds (half cloexec)", 0.6, "≤",
-                    per_fig(lambda g: ratio(med(rows, subject, "fds-100k", g),
-                                            med(rows, "vfork", "fds-100k", g)))))
-    out.append((f"{subject}: spawns/s at 8 threads ÷ 1 thread", 1.0, "≥",
-                {"spawn-wait": throughput_ratio(rows, subject)}))
-    first = rows.get((subject, "first-spawn", 1, "call"))
-    out.append((f"{subject}: first spawn ÷ steady state", 2.0, "≤",
-                {"call": ratio(float(first["median_us"]) if first else None,
-                               med(rows, subject))}))
-    return out
-
-
 def goal_table(rows, where, out):
     out.append("| goal | limit | call | first-insn | spawn-wait |")
     out.append("| --- | --- | ---: | ---: | ---: |")
+    # Limits as fine as 1.015: three digits.
     for name, limit, op, vals in goals(rows, where):
-        # v3's limits are as fine as 1.015: three digits there.
-        digits = 3 if V3 else 2
         cells = []
         for fig in FIGURES:
             v = vals.get(fig)
@@ -240,8 +198,8 @@ def goal_table(rows, where, out):
                 cells.append("–")
                 continue
             ok = v <= limit if op == "≤" else v >= limit
-            cells.append(f"{v:.{digits}f} {'met' if ok else 'MISSED'}")
-        out.append(f"| {name} | {op} {limit:.{digits}f} | " + " | ".join(cells)
+            cells.append(f"{v:.3f} {'met' if ok else 'MISSED'}")
+        out.append(f"| {name} | {op} {limit:.3f} | " + " | ".join(cells)
                    + " |")
 
 
@@ -313,20 +271,12 @@ def write_plots(d, data):
     return made
 
 
-V3 = False
-
-
 def main():
-    global V3
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--title", default="uring-spawn benchmarks")
     ap.add_argument("--note", action="append", default=[])
-    ap.add_argument("--v3", action="store_true")
     a = ap.parse_args()
-    if a.v3:
-        V3 = True
-        MECH_TEXT.update(MECH_TEXT_V3)
     d = os.path.abspath(a.dir)
     data = {w: load(os.path.join(d, f"{w}.csv")) for w in ("vm", "host")}
     data = {w: r for w, r in data.items() if r}
@@ -342,12 +292,11 @@ def main():
                 out += [f"- {line.strip()}" for line in f if line.strip()]
     out.append("- n column: spawns measured per figure (a full run: 2000 "
                "after 200 of warm-up; a quick run: fewer).")
-    if V3:
-        out.append("- Path: each run's warm-up spawns were counted in the "
-                   "kernel's io_uring:io_uring_spawn trace events: one per "
-                   "spawn with result 0 for spawn-uring and uring-raw, none "
-                   "for the others (VM; on the host the kernel has no "
-                   "chains).")
+    out.append("- Path: each run's warm-up spawns were counted in the "
+               "kernel's io_uring:io_uring_spawn trace events: one per "
+               "spawn with result 0 for spawn-uring and uring-raw, none "
+               "for the others (VM; on the host the kernel has no "
+               "chains).")
     out += ["- Mechanisms: " + "; ".join(f"`{m}` = {MECH_TEXT[m]}"
                                          for m in MECHS) + ".",
             "- Figures: `call` = the spawn call until the pid is back; "

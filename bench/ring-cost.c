@@ -1,33 +1,30 @@
 /* ring-cost: what a spawn pays for its io_uring ring.
 
    The measurement behind the ring management of the glibc overlay
-   (v2: sysdeps-overlay/unix/sysv/linux/spawni.c; v3:
-   sysdeps-overlay/unix/sysv/linux/spawni-uring.c): a ring made for
+   (sysdeps-overlay/unix/sysv/linux/spawni-uring.c): a ring made for
    each spawn, exactly as __spawni_uring makes it, against one ring made
    once and reused, as glibc's per-thread ring is, and against one ring
    reused that has a file descriptor (entered through it, not through a
-   registered index).  It is built for the interface of the UAPI headers
-   it is compiled with: v3's (IORING_SPAWN_F_CHAIN) or v2's.  Needs a
-   kernel with that series (./build.sh vm [--v3]); run it on an otherwise
-   idle guest with one CPU, under --icount, so that the guest clock
-   counts every instruction of the deferred ring teardown too:
+   registered index).  Compiled against the UAPI headers of a kernel
+   with patches/kernel, and run on that kernel (./build.sh vm) on an
+   otherwise idle guest with one CPU, under --icount, so that the guest
+   clock counts every instruction of the deferred ring teardown too:
 
-     VM_SMP=1 ./build.sh vm --icount -- build/bench/bin/ring-cost [ITERATIONS]
-     VM_SMP=1 ./build.sh vm --v3 --icount -- sh -c \
+     VM_SMP=1 ./build.sh vm --icount -- sh -c \
        'cp build/bench/bin/ring-cost /tmp/rc && /tmp/rc [ITERATIONS]'
 
-   (v3 from tmpfs by an absolute path: no exec over 9p, and the
-   descriptor snapshot, as below.)
+   (From tmpfs by an absolute path: no exec over 9p, and the descriptor
+   snapshot, as below.)
 
    It prints, per spawn+wait of an exit-only static child (this program
    run as "ring-cost -c"), the mean and the median time of each way, and
    the cost of the set-up and teardown alone.  Means are over the whole
    run, so work the kernel defers (the ring's exit work) is counted where
    it lands.  (The detection costs nothing: the auxiliary vector says.)
-   The chain is the raw one, CLONE + EXEC, with no attribute struct; on
-   v3 the clone asks for the descriptor snapshot when the kernel has it
-   and this program's path is absolute and outside /proc and /dev, as
-   glibc asks for it.
+   The chain is the raw one, CLONE + EXEC, with no attribute struct; the
+   clone asks for the descriptor snapshot when the kernel has it and
+   this program's path is absolute and outside /proc and /dev, as glibc
+   asks for it.
 
      ring-cost --phases [ITERATIONS]
 
@@ -61,13 +58,6 @@
 #include <linux/auxvec.h>
 #include <linux/sched.h>
 
-/* The v3 interface (patches/kernel), else v2's.  */
-#ifdef IORING_SPAWN_F_CHAIN
-# define SPAWN_V3 1
-#else
-# define SPAWN_V3 0
-#endif
-
 #define ENTRIES 64
 
 struct ring
@@ -93,9 +83,9 @@ now_ns (void)
   return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The ring glibc makes: fd-less, in pages of our own (v3: one issuer,
-   its completions run when it waits, the pages wiped in a child of
-   fork); with FD, the same ring with a descriptor.  */
+/* The ring glibc makes: fd-less, in pages of our own, one issuer, its
+   completions run when it waits, the pages wiped in a child of fork;
+   with FD, the same ring with a descriptor.  */
 static void
 ring_open (struct ring *r, bool fd)
 {
@@ -105,7 +95,7 @@ ring_open (struct ring *r, bool fd)
   r->mem = mmap (NULL, r->size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (r->mem == MAP_FAILED
-      || (SPAWN_V3 && madvise (r->mem, r->size, MADV_WIPEONFORK) != 0))
+      || madvise (r->mem, r->size, MADV_WIPEONFORK) != 0)
     {
       perror ("the ring's memory");
       exit (1);
@@ -114,8 +104,7 @@ ring_open (struct ring *r, bool fd)
     {
       .flags = (IORING_SETUP_NO_MMAP
 		| (fd ? 0 : IORING_SETUP_REGISTERED_FD_ONLY)
-		| (SPAWN_V3 ? (IORING_SETUP_SINGLE_ISSUER
-			       | IORING_SETUP_DEFER_TASKRUN) : 0)
+		| IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
       .cq_entries = ENTRIES,
     };
@@ -195,7 +184,7 @@ ring_run (struct ring *r, unsigned int n)
 
 static char *child_argv[3];
 static char *child_envp[] = { NULL };
-/* v3: the clone's spawn_flags (main sets IORING_CLONE_FD_SNAPSHOT).  */
+/* The clone's spawn_flags (main sets IORING_CLONE_FD_SNAPSHOT).  */
 static unsigned int clone_spawn_flags;
 
 /* Write CLONE, then EXEC of "PATH -c", after the SQ tail.  */
@@ -212,10 +201,8 @@ chain_write (struct ring *r, const char *path)
   sqe[0].addr = (uintptr_t) &ca;
   sqe[0].len = sizeof (ca);
   sqe[0].user_data = 0;
-#if SPAWN_V3
   /* addr2 0: no attribute struct.  */
   sqe[0].spawn_flags = clone_spawn_flags;
-#endif
   sqe[1].opcode = IORING_OP_EXEC;
   sqe[1].fd = AT_FDCWD;
   sqe[1].addr = (uintptr_t) path;
@@ -325,9 +312,8 @@ static char missing[4096];
    process is created and dies without an exec; the chain's child is
    then gone when the CQEs come, with nothing to wait for).  Stamps: T[0]
    before, T[1] when the spawning call returns (the chain: after the
-   submission; v2 made the child in task_work when the submitter waited,
-   v3 makes it in task_work on the submitting call's way back to user
-   space, so on v3 the call includes the clone; vfork: when the child has
+   submission, whose task_work makes the child on the call's way back to
+   user space, so the call includes the clone; vfork: when the child has
    exec'd or exited), T[2] when the chain's CQEs are in (vfork: = T[1]),
    T[3] after waitpid.  */
 enum mech { M_CHAIN, M_CHAIN_FAIL, M_VFORK, M_VFORK_FAIL, NMECHS };
@@ -397,8 +383,8 @@ phases (int n, struct ring *r)
   uint64_t *d[3];
   for (int k = 0; k < 3; k++)
     d[k] = calloc (n, sizeof (uint64_t));
-  printf ("%-30s %12s %12s %12s  (medians, us; %s interface%s)\n",
-	  "phases", "call", "until CQEs", "waitpid", SPAWN_V3 ? "v3" : "v2",
+  printf ("%-30s %12s %12s %12s  (medians, us; v3 interface%s)\n",
+	  "phases", "call", "until CQEs", "waitpid",
 	  clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int m = 0; m < NMECHS; m++)
     {
@@ -438,14 +424,12 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: ring-cost [--phases] [ITERATIONS >= 10]\n");
       return 2;
     }
-#if SPAWN_V3
   /* As glibc (spawni-uring.c, path_may_name_fd): the snapshot for an
      absolute path outside /proc and /dev.  */
   if ((getauxval (AT_IO_URING_SPAWN) & IORING_SPAWN_F_FD_SNAPSHOT)
       && self[0] == '/' && strncmp (self, "/proc/", 6) != 0
       && strncmp (self, "/dev/", 5) != 0)
     clone_spawn_flags = IORING_CLONE_FD_SNAPSHOT;
-#endif
   uint64_t *t = calloc (n, sizeof (*t));
   struct ring cached, cached_fd;
   ring_open (&cached, false);
@@ -455,9 +439,8 @@ main (int argc, char **argv)
       return 0;
     }
   ring_open (&cached_fd, true);
-  printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC, %s interface%s\n",
-	  n, SPAWN_V3 ? "v3" : "v2",
-	  clone_spawn_flags ? ", descriptor snapshot" : "");
+  printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC, v3 interface%s\n",
+	  n, clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int way = 0; way < NWAYS; way++)
     {
       for (int i = 0; i < n / 10; i++)	/* Warm-up.  */

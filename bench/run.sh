@@ -4,7 +4,7 @@
 # runs it twice: natively, and in the VM under QEMU -icount.
 #
 #   bash bench/run.sh --bin DIR --out CSV --where host|vm --clock CLOCK
-#                     [--quick] [--uring] [--pin] [--v3]
+#                     [--quick] [--uring] [--pin]
 #
 # --bin is build/bench/bin (the binaries and the two C libraries, as
 # scripts/bench.sh builds them); it is copied to /tmp/uring-spawn-bench
@@ -16,13 +16,11 @@
 # instructions of all vCPUs, run round-robin on one host thread, so a
 # second CPU adds no speed, only run-to-run noise from how parent and
 # child interleave (the median of a call moved by 40 % between runs).
-# --v3: the binaries are v3's (scripts/bench.sh --v3: glibc 2.44, the
-# v3 interface); every mechanism's path is then proven, the raw chain's
-# and fork's and vfork's too (spawn-bench --expect-path).
+# Every mechanism's path is proven (spawn-bench --expect-path).
 set -euo pipefail
 
 STAGE=/tmp/uring-spawn-bench
-bin= out= where= clock= quick=0 uring=0 pin=0 v3=0
+bin= out= where= clock= quick=0 uring=0 pin=0
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) bin=${2:?}; shift ;;
@@ -32,13 +30,12 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --uring) uring=1 ;;
     --pin) pin=1 ;;
-    --v3) v3=1 ;;
     *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 [ -n "$bin" ] && [ -n "$out" ] && [ -n "$where" ] && [ -n "$clock" ] \
-  || { echo "usage: bench/run.sh --bin DIR --out CSV --where W --clock C [--quick] [--uring] [--pin] [--v3]" >&2; exit 2; }
+  || { echo "usage: bench/run.sh --bin DIR --out CSV --where W --clock C [--quick] [--uring] [--pin]" >&2; exit 2; }
 
 # Sizes.  The full run: 2000 measured spawns per figure after 200 of
 # warm-up (the issue's minimum).  --quick: fewer, and at most 2 s of this
@@ -54,21 +51,19 @@ STATES=(small mem-untouched mem-touched fds-100k fds-100k-cloexec)
 THREADS=1,2,4,8,16
 
 # The mechanisms: label, binary, --mech, the path the spawns must take
-# ("-": not checked; spawn-bench proves it on each run's warm-up with the
-# kernel's io_uring_spawn events: io_uring, one per spawn; clone, none),
-# the environment ("-": none).  fork, vfork and the raw chain run in the
-# stock binary: their C library only wraps one system call.  v2 checks
-# posix_spawn only, v3 every mechanism.
-if [ $v3 = 1 ]; then checked=clone raw=io_uring; else checked=- raw=-; fi
+# (spawn-bench proves it on each run's warm-up with the kernel's
+# io_uring_spawn events: io_uring, one per spawn; clone, none), the
+# environment ("-": none).  fork, vfork and the raw chain run in the
+# stock binary: their C library only wraps one system call.
 MECHS=(
-  "fork stock fork $checked -"
-  "vfork stock vfork $checked -"
+  "fork stock fork clone -"
+  "vfork stock vfork clone -"
   "spawn-stock stock posix_spawn clone -"
   "spawn-fallback patched posix_spawn clone GLIBC_TUNABLES=glibc.spawn.io_uring=0"
 )
 if [ $uring = 1 ]; then
   MECHS+=("spawn-uring patched posix_spawn io_uring GLIBC_TUNABLES=glibc.spawn.io_uring=1"
-	  "uring-raw stock uring-raw $raw -")
+	  "uring-raw stock uring-raw io_uring -")
 fi
 
 rm -rf "$STAGE"
@@ -86,8 +81,7 @@ run ()
   [ "$pinning" = single ] && [ $pin = 1 ] && prefix=(taskset -c 0)
   local args=(--mech "$mech" --label "$label" --where "$where" --clock "$clock"
 	      --dir "$STAGE" --iters "$ITERS" --warmup "$WARMUP"
-	      --max-seconds "$BUDGET")
-  [ "$path" != - ] && args+=(--expect-path "$path")
+	      --max-seconds "$BUDGET" --expect-path "$path")
   local rc=0
   env ${envs#-} "${prefix[@]}" "$STAGE/spawn-bench-$binary" "${args[@]}" "$@" >> "$out" || rc=$?
   case $rc in
@@ -98,7 +92,7 @@ run ()
 }
 
 "$STAGE/spawn-bench-stock" --header > "$out"
-echo "# $where ($clock clock, $([ $v3 = 1 ] && echo v3 || echo v2)): $(uname -r), $(nproc) CPUs, iterations $ITERS, warm-up $WARMUP, budget per loop ${BUDGET}s (0: none), single-threaded runs pinned to CPU 0: $([ $pin = 1 ] && echo yes || echo no)" >&2
+echo "# $where ($clock clock, v3): $(uname -r), $(nproc) CPUs, iterations $ITERS, warm-up $WARMUP, budget per loop ${BUDGET}s (0: none), single-threaded runs pinned to CPU 0: $([ $pin = 1 ] && echo yes || echo no)" >&2
 for state in "${STATES[@]}"; do
   echo "== parent state: $state ($(( $(date +%s) - t0 ))s)" >&2
   for m in "${MECHS[@]}"; do

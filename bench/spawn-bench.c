@@ -4,14 +4,11 @@
      fork         fork, then execve in the child
      vfork        vfork, then execve in the child
      posix_spawn  posix_spawn of the C library the binary runs with: the
-		  stock glibc (2.36 for v2, 2.44 for v3), or the patched one
-		  (io_uring path or, with GLIBC_TUNABLES=glibc.spawn.io_uring=0,
-		  the clone path)
+		  stock glibc 2.44, or the patched one (io_uring path or,
+		  with GLIBC_TUNABLES=glibc.spawn.io_uring=0, the clone path)
      uring-raw    an IORING_OP_CLONE + IORING_OP_EXEC chain through
 		  liburing on a ring set up once per thread: the floor of
-		  the approach (needs the kernel series; v2's or v3's
-		  interface, whichever the UAPI headers it is built with
-		  have)
+		  the approach (needs the kernel series)
    spawning the static programs child-exit and child-stamp from --dir.
 
    In one parent state (--state: small, mem-untouched, mem-touched,
@@ -66,14 +63,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/auxvec.h>
-
-/* The v3 interface (patches/kernel): IORING_OP_CLONE = 65, EXEC = 66,
-   argv in addr2, the detection a feature bitmask.  Without it, v2's.  */
-#ifdef IORING_SPAWN_F_CHAIN
-# define SPAWN_V3 1
-#else
-# define SPAWN_V3 0
-#endif
 
 #ifndef CLONE_ARGS_SIZE_VER0
 # define CLONE_ARGS_SIZE_VER0 64
@@ -140,7 +129,7 @@ struct spawner
 {
   enum mech mech;
   struct io_uring ring;
-  unsigned int clone_flags;	/* v3: the clone's spawn_flags */
+  unsigned int clone_flags;	/* the clone's spawn_flags */
 };
 
 static void
@@ -150,26 +139,24 @@ spawner_init (struct spawner *s, enum mech mech)
   s->clone_flags = 0;
   if (mech == MECH_URING)
     {
-      /* v3: a ring like glibc's (spawni-uring.c), as far as liburing
-	 2.3 goes: one issuer, completions run when it waits, entered
-	 through its registered index; and the descriptor snapshot where
-	 the kernel has it, as glibc asks for it for an absolute path
-	 outside /proc and /dev and no file action.  glibc's ring has no
+      /* A ring like glibc's (spawni-uring.c), as far as liburing 2.3
+	 goes: one issuer, completions run when it waits, entered through
+	 its registered index; and the descriptor snapshot where the
+	 kernel has it, as glibc asks for it for an absolute path outside
+	 /proc and /dev and no file action.  glibc's ring has no
 	 descriptor at all; this one's is close-on-exec, so the snapshot
 	 leaves it out of the child.  */
-      unsigned int flags = SPAWN_V3 ? (IORING_SETUP_SINGLE_ISSUER
-				       | IORING_SETUP_DEFER_TASKRUN) : 0;
-      int ret = io_uring_queue_init (8, &s->ring, flags);
+      int ret = io_uring_queue_init (8, &s->ring,
+				     IORING_SETUP_SINGLE_ISSUER
+				     | IORING_SETUP_DEFER_TASKRUN);
       if (ret < 0)
 	die ("io_uring_queue_init: %s", strerror (-ret));
-#if SPAWN_V3
       ret = io_uring_register_ring_fd (&s->ring);
       if (ret != 1)
 	die ("io_uring_register_ring_fd: %s",
 	     ret < 0 ? strerror (-ret) : "not registered");
       if (getauxval (AT_IO_URING_SPAWN) & IORING_SPAWN_F_FD_SNAPSHOT)
 	s->clone_flags = IORING_CLONE_FD_SNAPSHOT;
-#endif
     }
 }
 
@@ -191,7 +178,7 @@ get_sqe (struct io_uring *ring)
   return sqe;
 }
 
-/* v3: no attribute struct (addr2 0): the new program gets our signal
+/* No attribute struct (addr2 0): the new program gets our signal
    mask, and the clone implies CLONE_CLEAR_SIGHAND; nothing else of
    posix_spawn's is asked for.  */
 static void
@@ -204,11 +191,7 @@ prep_clone (struct io_uring *ring, struct clone_args *ca,
   sqe->len = CLONE_ARGS_SIZE_VER0;
   sqe->flags = IOSQE_IO_LINK;
   sqe->user_data = 0;
-#if SPAWN_V3
   sqe->spawn_flags = spawn_flags;
-#else
-  (void) spawn_flags;
-#endif
 }
 
 static void
@@ -218,11 +201,7 @@ prep_exec (struct io_uring *ring, const char *path, char *const argv[])
   sqe->opcode = IORING_OP_EXEC;
   sqe->fd = AT_FDCWD;
   sqe->addr = (uintptr_t) path;
-#if SPAWN_V3
   sqe->addr2 = (uintptr_t) argv;
-#else
-  sqe->off = (uintptr_t) argv;
-#endif
   sqe->addr3 = (uintptr_t) empty_env;
   sqe->user_data = 1;
 }
@@ -457,8 +436,8 @@ write_file (const char *path, const char *text)
 /* With --expect-path: start recording the kernel's io_uring_spawn
    events, one per chain when it is over, in a tracefs instance of our
    own.  No seccomp filter is involved: under any filter the kernel
-   refuses chains (v3 also leaves AT_IO_URING_SPAWN out of a program
-   exec'd under one), so a filter would only prove itself.  */
+   refuses chains (and leaves AT_IO_URING_SPAWN out of a program exec'd
+   under one), so a filter would only prove itself.  */
 static void
 path_trace_begin (void)
 {

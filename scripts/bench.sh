@@ -7,8 +7,8 @@
 # glibc 2.44 with the series (build/glibc) against stock 2.44
 # (build/glibc-stock), the plain kernel (build/kernel); binaries in
 # build/bench/bin, results in bench/results/ (--quick:
-# build/bench/quick/).  bench/run.sh and bench/report.py take --v3: the
-# v3 interface and goals (v2's are at git tag v2).
+# build/bench/quick/).  v2's benchmark is at git tag v2, its results in
+# bench/results-v2/.
 
 BENCH_STAGE=/tmp/uring-spawn-bench	# must match bench/run.sh
 BENCH_BIN=$TOP/build/bench/bin
@@ -76,7 +76,7 @@ bench_host ()
   say "host: $(uname -r), native, wall clock (other load on this machine shows in the numbers)"
   if ! flock "$CACHE/.bench-host.lock" \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/host.csv" --where host \
-	 --clock wall $quick --v3 2>&1 | tee "$out/host.log"; then
+	 --clock wall $quick 2>&1 | tee "$out/host.log"; then
     die "the host run failed; log: $out/host.log"
   fi
 }
@@ -91,7 +91,7 @@ bench_vm ()
   say "VM: the kernel with the series (build/$KERNEL_LINK), QEMU -icount (guest instruction clock)"
   if ! VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
        bash bench/run.sh --bin "$BENCH_BIN" --out "$out/vm.csv" --where vm \
-	 --clock guest-insn --uring --pin $quick --v3 2>&1 | tee "$out/vm.log"; then
+	 --clock guest-insn --uring --pin $quick 2>&1 | tee "$out/vm.log"; then
     die "the VM run failed; log: $out/vm.log"
   fi
 }
@@ -148,7 +148,7 @@ bench_main ()
     shift
   done
   [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
-  local results=bench/results quickdir=build/bench/quick report=(--v3) t0 t1 overlay
+  local results=bench/results quickdir=build/bench/quick t0 t1 overlay
   local title="uring-spawn benchmarks, v3"
   if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
@@ -161,8 +161,8 @@ bench_main ()
   [ $host = 1 ] && bench_part host "$out" "$quick" "$overlay"
   [ $vm = 1 ] && bench_part vm "$out" "$quick" "$overlay"
   rm -f "$out"/*.svg "$out"/*.dat
-  python3 bench/report.py "$out" --title "$title ($mode run)" \
-    "${report[@]}" > /dev/null || die "bench: the report failed"
+  python3 bench/report.py "$out" --title "$title ($mode run)" > /dev/null \
+    || die "bench: the report failed"
   cat "$out/results.md"
   say "bench ($mode): $(mmss $(( $(date +%s) - t0 ))) in all, of which builds $(mmss $((t1 - t0))) (cached or not) and measuring $(mmss $(( $(date +%s) - t1 ))); results in ${out#"$TOP"/}/: results.md, host.csv, vm.csv, *.svg"
 }
