@@ -111,8 +111,12 @@ cmd_check ()
   glibc_check | tee "$results/host.summary" || true
   read -r np nf <<<"$(counts_of "$results/host.summary")"
   p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
-  say "VM: glibc's spawn tests on the debug kernel with the series"
   kernel_build --debug
+  say "host: glibc's constants against the series kernel's headers"
+  glibc_consts_check "$TOP/build/kernel-debug/usr/include" | tee "$results/consts.summary" || true
+  read -r np nf <<<"$(counts_of "$results/consts.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
+  say "VM: glibc's spawn tests on the debug kernel with the series"
   glibc_check_vm | tee "$results/vm.summary" || true
   read -r np nf <<<"$(counts_of "$results/vm.summary")"
   p=$((p + ${np:-0})); f=$((f + ${nf:-1}))

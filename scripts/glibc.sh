@@ -432,6 +432,26 @@ glibc_check ()
   summarize host "$(glibc_results)/host.sum"
 }
 
+# glibc's copy of the kernel's constants (io_uring_spawn.h) against the
+# headers of the kernel built with the series (KHDR, a usr/include):
+# tst-io_uring_spawn-consts with the test compiler pointed at them.  Only
+# a PASS counts: UNSUPPORTED would mean the headers lack the series.
+glibc_consts_check ()
+{
+  local khdr=$1 t=misc/tst-io_uring_spawn-consts cc
+  cc=$(sed -n 's/^CC = //p' "$GBUILD/config.make")
+  rm -f "$GBUILD/$t.out" "$GBUILD/$t.test-result"
+  locked make -C "$GBUILD" "${GLIBC_MAKEFLAGS[@]}" test t="$t" \
+    TEST_CC="$cc -isystem $khdr" > "$(glibc_results)/consts.log" 2>&1 || true
+  cat "$GBUILD/$t.out" 2>/dev/null | tail -n 5
+  if grep -q "^PASS: $t\$" "$GBUILD/$t.test-result" 2>/dev/null; then
+    echo "consts: 1 passed, 0 failed"
+  else
+    echo "FAIL: $t ($(head -n 1 "$GBUILD/$t.test-result" 2>/dev/null | cut -d: -f1 | grep . || echo "no result; see $(glibc_results)/consts.log"))"
+    echo "consts: 0 passed, 1 failed"
+  fi
+}
+
 # The spawn tests (GLIBC_SPAWN_TESTS) run in the VM on the debug kernel
 # with the series (scripts/vm-test-wrapper, a persistent VM), twice: as
 # built (the io_uring path; results vm.sum) and with glibc.spawn.io_uring=0
