@@ -1410,13 +1410,32 @@ test_threads (void)
 }
 
 /* Run every check in a new process with glibc.spawn.io_uring=VALUE:
-   PROGRAM --direct --uring-X -- PROGRAM, as the test was run.  */
+   PROGRAM --direct --uring-X -- PROGRAM, as the test was run.  The
+   checks compare the new program's descriptors and signals with their
+   caller's, so that process starts with nothing inherited: inherited
+   descriptors are shared with others, who may change them meanwhile (a
+   new run of the test removes its output file), or may hold numbers the
+   checks use, and inherited ignored signals are not what the checks
+   expect.  Its output comes through a pipe.  */
 static void
 run_mode (int value)
 {
+  int fds[2];
+  xpipe (fds);
   pid_t pid = xfork ();
   if (pid == 0)
     {
+      xdup2 (fds[1], STDOUT_FILENO);
+      xdup2 (fds[1], STDERR_FILENO);
+      int nul = xopen ("/dev/null", O_RDONLY, 0);
+      xdup2 (nul, STDIN_FILENO);
+      closefrom (STDERR_FILENO + 1);
+      for (int sig = 1; sig < _NSIG; sig++)
+	if (user_signal (sig) && sig != SIGKILL && sig != SIGSTOP)
+	  xsignal (sig, SIG_DFL);
+      sigset_t none;
+      sigemptyset (&none);
+      TEST_COMPARE (sigprocmask (SIG_SETMASK, &none, NULL), 0);
       const char *old = getenv ("GLIBC_TUNABLES");
       char *tunables = old != NULL
 	? xasprintf ("%s:glibc.spawn.io_uring=%d", old, value)
@@ -1435,6 +1454,12 @@ run_mode (int value)
       execv (args[0], args);
       FAIL_EXIT1 ("execv (%s): %m", args[0]);
     }
+  xclose (fds[1]);
+  char buf[512];
+  ssize_t n;
+  while ((n = read (fds[0], buf, sizeof buf)) > 0)
+    xwrite (STDOUT_FILENO, buf, n);
+  xclose (fds[0]);
   int status;
   xwaitpid (pid, &status, 0);
   if (status != 0)
