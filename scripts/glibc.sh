@@ -339,6 +339,18 @@ glibc_results ()
 # with GLIBC_SPAWN_ONLY set, only those of GLIBC_SPAWN_TESTS.
 glibc_run_tests ()
 {
+  # Under the build lock from the first rm to the last result: the build
+  # directory is shared by every clone on the machine, and another run's
+  # rm of posix/*.out deletes a running test's output file.
+  if [ -z "${URING_SPAWN_LOCKED:-}" ]; then
+    mkdir -p "$CACHE"
+    (
+      exec 9>"$BUILD_LOCK"
+      flock -n 9 || { echo "waiting for the build lock $BUILD_LOCK"; flock 9; }
+      URING_SPAWN_LOCKED=1 glibc_run_tests "$@"
+    )
+    return
+  fi
   local where=$1 results sum t log
   results=$(glibc_results)
   shift
