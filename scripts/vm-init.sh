@@ -71,6 +71,22 @@ for share in "repo $vm_repo" "cache $vm_cache"; do
 done
 trace "shares mounted"
 
+# Fault injection, on a kernel that has it (the debug kernel), for
+# tst-spawn-uring-fault: every slab allocation of a thread that sets its
+# /proc/thread-self/make-it-fail fails, and fail-nth counts allocations
+# that may sleep too.  Threads that set neither see no failure, and
+# injected failures are not logged.
+f=/sys/kernel/debug/failslab
+if mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null && [ -d $f ]; then
+  echo N > $f/ignore-gfp-wait
+  echo Y > $f/task-filter
+  echo 100 > $f/probability
+  echo 1 > $f/interval
+  echo -1 > $f/times
+  echo 0 > $f/verbose
+fi
+trace "fault injection set up"
+
 # The kernel's own log level for the console: errors and worse only, so
 # that oopses, KASAN and lockdep reports land in console.log as they happen.
 echo 4 > /proc/sys/kernel/printk

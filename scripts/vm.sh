@@ -14,7 +14,9 @@
 # --no-build) with the host's / as its root, read-only over virtio-9p, and
 # the repository and $CACHE mounted writable at the same paths.  It has
 # /proc, /sys, /dev (devtmpfs, /dev/pts, /dev/shm), tmpfs on /tmp,
-# /var/tmp and /run, cgroup2 on /sys/fs/cgroup and loopback up.  CMD runs
+# /var/tmp and /run, cgroup2 on /sys/fs/cgroup, loopback up and, on a
+# kernel with fault injection (the debug one), debugfs with failslab set
+# up for threads that set their make-it-fail (see vm-init.sh).  CMD runs
 # as root in the caller's working directory (which must be inside the
 # repository, $CACHE or another path the guest sees the same way) with
 # PATH from the caller, HOME=/root, LANG=C, TIMEOUTFACTOR if set, and
