@@ -336,7 +336,7 @@ glibc_results ()
 # glibc_run_tests WHERE [MAKE-ARGS...]: run glibc's whole posix/
 # subdirectory and the spawn and exec users elsewhere, with MAKE-ARGS
 # (a test-wrapper for the VM).  Results go to $(glibc_results)/WHERE.sum;
-# with GLIBC_SPAWN_ONLY set, only those of GLIBC_VM_TESTS.
+# with GLIBC_VM_ONLY set, only those of GLIBC_VM_TESTS.
 glibc_run_tests ()
 {
   # Under the build lock from the first rm to the last result: the build
@@ -367,8 +367,8 @@ glibc_run_tests ()
     locked make -C "$GBUILD" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}" "$@" \
       check subdirs=posix || true
   [ -f "$GBUILD/tests.sum" ] || die "tests.sum missing: glibc's harness failed; see $results/$where-posix.log"
-  if [ -n "${GLIBC_SPAWN_ONLY:-}" ]; then
-    _glibc_spawn_lines < "$GBUILD/tests.sum" > "$sum"
+  if [ -n "${GLIBC_VM_ONLY:-}" ]; then
+    _glibc_vm_lines < "$GBUILD/tests.sum" > "$sum"
   else
     cp "$GBUILD/tests.sum" "$sum"
   fi
@@ -497,13 +497,13 @@ _glibc_check_vm_run ()
   # wrapper answers UNSUPPORTED for the other tests without the VM; their
   # lines are dropped from the results.
   rm -rf "$results/$where-paths"
-  GLIBC_VM_PATHS=$results/$where-paths GLIBC_SPAWN_ONLY=1 glibc_run_tests "$where" \
+  GLIBC_VM_PATHS=$results/$where-paths GLIBC_VM_ONLY=1 glibc_run_tests "$where" \
     test-wrapper="$TOP/scripts/vm-test-wrapper --timeoutfactor 10 --only ${GLIBC_VM_TESTS//|/,} $*"
   _glibc_path_proof "$where"
   # Only a test that passes on the host and not in the VM is a difference:
   # a host failure (or UNSUPPORTED there: in a container, test-container's
   # namespaces) is counted in the host's summary already.
-  comm -23 <(_glibc_spawn_lines < "$results/host.sum" | sed -n 's/^PASS: //p' | sort) \
+  comm -23 <(_glibc_vm_lines < "$results/host.sum" | sed -n 's/^PASS: //p' | sort) \
 	   <(sed -n 's/^PASS: //p' "$results/$where.sum" | sort) \
     | while read -r t; do
 	grep -qs '^vm-test-wrapper: a container test, not run in the VM' "$GBUILD/$t.out" \
@@ -518,9 +518,10 @@ _glibc_check_vm_run ()
 
 # _glibc_path_proof WHERE: every spawn of the VM pass WHERE took its
 # path.  scripts/vm-test-run counted, per test, the chains the kernel ran
-# (trace event io_uring_spawn) and the tasks created with CLONE_VFORK:
-# on the io_uring pass (vm) a CLONE_VFORK task is a spawn that took the
-# clone path; on the clone pass (vm-off) no chain may run.  A test that
+# (trace event io_uring_spawn) and the spawns of glibc's clone path (tasks
+# created with CLONE_VFORK and CLONE_CLEAR_SIGHAND): on the io_uring pass
+# (vm) no clone-path spawn may happen; on the clone pass (vm-off) no chain
+# may run.  A test that
 # does either on purpose is listed in tests/vm-paths-allowed with the
 # reason.  The table is WHERE-paths.txt; a breach adds a FAIL line.
 _glibc_path_proof ()
@@ -537,7 +538,7 @@ _glibc_path_proof ()
     FNR == 1 { n = split (FILENAME, p, "/"); t = p[n] }
     $1 == "chains" { c[t] += $2; f[t] += $3; v[t] += $5; all += $2 }
     END {
-      printf "%-32s %8s %8s %8s\n", "test (" where ")", "chains", "failed", "vfork" > "/dev/stderr"
+      printf "%-32s %8s %8s %8s\n", "test (" where ")", "chains", "failed", "clone" > "/dev/stderr"
       for (t in c) {
 	printf "%-32s %8d %8d %8d\n", t, c[t], f[t], v[t] > "/dev/stderr"
 	bad = (where == "vm") ? v[t] > 0 : c[t] + f[t] > 0
@@ -551,7 +552,7 @@ _glibc_path_proof ()
 }
 
 # The result lines of the tests GLIBC_VM_TESTS names (by base name).
-_glibc_spawn_lines ()
+_glibc_vm_lines ()
 {
   awk -v re="$GLIBC_VM_TESTS" '{ n = split ($2, p, "/") } p[n] ~ re'
 }
