@@ -25,16 +25,25 @@ Commands:
                 the series (sysdeps-overlay/, tests/glibc/,
                 patches/glibc/), build it to build/glibc; --stock: stock
                 2.44, Debian's source as it is (build/glibc-stock)
-  kernel [--debug|--both]
+  kernel [--debug|--both|--mainline]
                 build Debian's linux-source-7.3 with the series in
                 patches/kernel/ (scripts/kernel.sh; see kernel/README.md):
                 build/kernel (plain: the benchmarks), build/kernel-debug
-                (lockdep, KASAN, kmemleak, fault injection: the tests)
+                (lockdep, KASAN, kmemleak, fault injection: the tests);
+                --mainline: the plain one without the series
+                (build/kernel-mainline)
   kernel-each [--no-configs]
                 each patch of the kernel series on its own: checkpatch,
                 then patches 1..N applied and the objects patch N touches
                 built; then the whole series without CONFIG_IO_URING and
                 without CONFIG_AUDIT (scripts/kernel-each.sh)
+  kselftests    mainline's kselftests for what the series touches (exec,
+                clone3, pidfd, ptrace, seccomp from the 7.3 tree), built
+                once, run in the VM on the plain kernel without the
+                series and with it; a table of both results and the
+                counts; fails if a test that passes without the series
+                fails with it (scripts/kselftests.sh; build/results/
+                kselftests/)
   sources       fetch the bases pinned in patches/sources.lock (Debian
                 experimental's linux-source-7.3 and glibc-source 2.44)
                 into the cache, without touching the machine's APT
@@ -157,6 +166,7 @@ case "${1:-all}" in
 	     die "$1: pending: Debian 13 packages and the container come in their own issue; v2's (glibc 2.36, Debian 12) are at git tag v2" ;;
   sources)   sources_main ;;
   kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;
+  kselftests) shift; bash scripts/kselftests.sh "$@" ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;

@@ -1,6 +1,6 @@
 # scripts/kernel.sh -- build the uring-spawn test kernel.
 #
-#   bash scripts/kernel.sh [--debug | --both]
+#   bash scripts/kernel.sh [--debug | --both | --mainline]
 #   (or sourced by build.sh, which then calls: kernel_build [--debug])
 #
 # Debian's linux-source-7.3 (pinned in patches/sources.lock, fetched by
@@ -12,6 +12,10 @@
 #   build/kernel/usr/include        its `make headers_install` (patched
 #                                   <linux/io_uring.h> for the tests)
 #   build/kernel-debug/...          the same for --debug (lockdep, KASAN)
+#   build/kernel-mainline/...       --mainline: the same tarball and
+#                                   config.fragment as the plain kernel,
+#                                   without the series (the kselftests'
+#                                   reference, scripts/kselftests.sh)
 #
 # build/kernel and build/kernel-debug are symlinks to
 # $CACHE/kernel/out-KEY, KEY = hash(tarball, patches, fragments, variant):
@@ -25,7 +29,9 @@
 #                    series changes, only the files touched by the old or
 #                    the new series are rewritten, so the builds below
 #                    are incremental.
-#   obj-T-plain/, obj-T-debug/   kbuild output directories (make O=)
+#   tree-T-mainline/ the same for --mainline: no patch applied
+#   obj-T-plain/, obj-T-debug/, obj-T-mainline/   kbuild output
+#                    directories (make O=)
 #   out-KEY/         bzImage, config, System.map, usr/include, build.log
 # The tree and obj directories are used under $CACHE/kernel/.tree.lock;
 # every compile runs under the global build lock ($BUILD_LOCK).
@@ -92,13 +98,14 @@ _kernel_patch_files ()
 	 -e 's|^copy to \(.*\)|\1|p' "$@" | sort -u
 }
 
-# Print the cache key of a variant (plain|debug).
+# Print the cache key of a variant (plain|debug|mainline; mainline is
+# plain without the series).
 kernel_key ()
 {
   local variant=$1 frags=("$KERNEL_FRAGMENT")
   [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
-  local patches
-  mapfile -t patches < <(kernel_patches)
+  local patches=()
+  [ "$variant" = mainline ] || mapfile -t patches < <(kernel_patches)
   # The fragments' options, not their comments: a comment edit rebuilds
   # nothing.
   hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
@@ -121,7 +128,8 @@ _kernel_extract ()
   mv "$src.tmp/$top" "$src" && rmdir "$src.tmp" && touch "$src/.done"
 }
 
-# Bring tree-T to "pristine + the current series".  Caller holds the lock.
+# Bring tree-T to "pristine + the current series" (with a third
+# argument "none": to pristine, no patch).  Caller holds the lock.
 _kernel_sync_tree ()
 {
   local src=$1 tree=$2
@@ -132,8 +140,8 @@ _kernel_sync_tree ()
       && : > "$tree.tmp/.uring-spawn-tree" && : > "$tree.tmp/.uring-spawn-files" \
       && mv "$tree.tmp" "$tree" || die "cannot create $tree"
   fi
-  local patches
-  mapfile -t patches < <(kernel_patches)
+  local patches=()
+  [ "${3:-}" = none ] || mapfile -t patches < <(kernel_patches)
   local want
   want=$(hash_of "${patches[@]}" "n=${#patches[@]}")
   if [ "$(cat "$tree/.uring-spawn-tree")" = "$want" ]; then
@@ -226,13 +234,16 @@ _kernel_verify_config ()
   fi
 }
 
-# kernel_build [--debug]: build (or reuse) a variant and point build/kernel[-debug] at it.
+# kernel_build [--debug|--mainline]: build (or reuse) a variant and
+# point build/kernel[-debug|-mainline] at it.
 kernel_build ()
 {
   local variant=plain
   [ "${1:-}" = --debug ] && variant=debug
+  [ "${1:-}" = --mainline ] && variant=mainline
   local link=$_kernel_here/build/$KERNEL_LINK
   [ $variant = debug ] && link=$link-debug
+  [ $variant = mainline ] && link=$link-mainline
   kernel_tarball
   [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
   local key out th
@@ -295,7 +306,12 @@ _kernel_build_locked ()
   local log=$CACHE/logs/kernel-$variant.log
   local t0=$(date +%s)
   _kernel_extract "$src"
-  _kernel_sync_tree "$src" "$tree"
+  if [ "$variant" = mainline ]; then
+    _kernel_sync_tree "$src" "$tree-mainline" none
+    tree=$tree-mainline
+  else
+    _kernel_sync_tree "$src" "$tree"
+  fi
   mkdir -p "$obj"
   local frags=("$KERNEL_FRAGMENT")
   [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
@@ -329,7 +345,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     '') kernel_build ;;
     --debug) kernel_build --debug ;;
     --both) kernel_build && kernel_build --debug ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "usage: bash scripts/kernel.sh [--debug | --both]" ;;
+    --mainline) kernel_build --mainline ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "usage: bash scripts/kernel.sh [--debug | --both | --mainline]" ;;
   esac
 fi

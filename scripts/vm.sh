@@ -11,7 +11,9 @@
 #
 # The guest is the kernel from build/kernel (build/kernel-debug with
 # --debug; scripts/kernel.sh is run first to bring it up to date unless
-# --no-build) with the host's / as its root, read-only over virtio-9p, and
+# --no-build; or the bzImage that the environment variable VM_BZIMAGE
+# names, which implies --no-build and makes --debug moot) with the host's
+# / as its root, read-only over virtio-9p, and
 # the repository and $CACHE mounted writable at the same paths.  It has
 # /proc, /sys, /dev (devtmpfs, /dev/pts, /dev/shm), tmpfs on /tmp,
 # /var/tmp and /run, cgroup2 on /sys/fs/cgroup, loopback up and, on a
@@ -59,10 +61,16 @@ _vm_quote ()
   done
 }
 
-# Make sure the kernel is built; print the bzImage path.
+# Make sure the kernel is built; print the bzImage path ($VM_BZIMAGE
+# as it is, if set).
 _vm_kernel ()
 {
   local debug=$1 nobuild=$2
+  if [ -n "${VM_BZIMAGE:-}" ]; then
+    [ -f "$VM_BZIMAGE" ] || vm_die "no kernel at VM_BZIMAGE=$VM_BZIMAGE"
+    printf '%s\n' "$VM_BZIMAGE"
+    return 0
+  fi
   local dir=$_vm_here/build/kernel
   [ "$debug" = 1 ] && dir=$dir-debug
   if [ "$nobuild" != 1 ]; then
@@ -454,7 +462,7 @@ vm_main ()
     stop) shift; vm_stop "$@" ;;
     status) shift; vm_status "$@" ;;
     dmesg) shift; vm_dmesg "$@" ;;
-    -h|--help|'') sed -n '2,40p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; [ -n "${1:-}" ] ;;
+    -h|--help|'') sed -n '2,42p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; [ -n "${1:-}" ] ;;
     *) vm_run "$@" ;;
   esac
 }
