@@ -16,13 +16,16 @@ BENCH_BIN=$TOP/build/bench/bin
 bench_usage ()
 {
   cat <<EOF
-Usage: ./build.sh bench [--quick] [--host-only | --vm-only]
+Usage: ./build.sh bench [--quick] [--host-only | --vm-only | --build-only]
 
   --quick      300 spawns per figure instead of 2000, 30 fresh processes
                for the first-spawn figure; results in build/bench/quick/
                (the full run writes bench/results/)
   --host-only  only the native run (wall clock; no io_uring path here)
   --vm-only    only the run in the VM (QEMU -icount: guest instruction clock)
+  --build-only build what the benchmark needs (both C libraries, the plain
+               kernel, build/bench/bin) and stop: for kphases.py, ring-cost
+               and runs by hand
 EOF
 }
 
@@ -142,17 +145,20 @@ bench_main ()
       --quick) quick=--quick; mode=quick ;;
       --host-only) vm=0 ;;
       --vm-only) host=0 ;;
+      --build-only) host=0 vm=0 mode=build ;;
       -h|--help) bench_usage; return 0 ;;
       *) bench_usage >&2; die "bench: unknown argument '$1'" ;;
     esac
     shift
   done
-  [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
+  [ $mode = build ] || [ $host = 1 ] || [ $vm = 1 ] \
+    || die "bench: --host-only and --vm-only exclude each other"
   local results=bench/results quickdir=build/bench/quick t0 t1 overlay
   local title="uring-spawn benchmarks, v3"
   if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
   bench_build
+  [ $mode = build ] && return 0
   overlay=$(bench_overlay)
   t1=$(date +%s)
   mkdir -p "$out"
