@@ -23,7 +23,15 @@
    spawn event with a child is recorded, and gdb's transcript for
    --system (when the C library spawns through io_uring) shows memory
    errors at 0x0 -- FAIL.  No gdb: UNSUPPORTED; no tracefs: that check
-   UNSUPPORTED.  */
+   UNSUPPORTED.
+
+   The --system run uses the guest's own C library.  Then, if the
+   patched glibc 2.44 is built (build/glibc, found from this program's
+   place in build/tests/kernel), --system runs again under gdb through
+   its dynamic loader: the same markers as fork, and the trace shows that
+   the kernel refused the chain glibc submitted (an io_uring_spawn event
+   with -EOPNOTSUPP for a pid, none with a child), not merely that glibc
+   took the clone path.  No such build: those checks UNSUPPORTED.  */
 
 #include "st.h"
 
@@ -65,15 +73,14 @@ mode_chain (void)
   return mode_fork ();
 }
 
-/* gdb's transcript for MODE into BUF.  */
+/* gdb's transcript for the inferior command line ARGS into BUF.  */
 static int
-run_gdb (const char *gdb, const char *self, const char *mode, char *buf,
-	 size_t size)
+run_gdb (const char *gdb, const char *args, char *buf, size_t size)
 {
-  char cmd[2048];
+  char cmd[6144];
   snprintf (cmd, sizeof cmd, "timeout 120 %s -batch -nx "
 	    "-ex 'set follow-fork-mode child' -ex 'break main' -ex run "
-	    "-ex continue --args %s %s 2>&1 </dev/null", gdb, self, mode);
+	    "-ex continue --args %s 2>&1 </dev/null", gdb, args);
   FILE *f = popen (cmd, "r");
   if (f == NULL)
     return -1;
@@ -82,7 +89,7 @@ run_gdb (const char *gdb, const char *self, const char *mode, char *buf,
   int st = pclose (f);
   /* The transcript, indented: a "PASS:"/"FAIL:" line of the inferior
      must not become one of ours.  */
-  printf ("--- gdb %s (status %#x):\n", mode, st);
+  printf ("--- gdb %s (status %#x):\n", args, st);
   for (char *l = buf, *e; *l != '\0'; l = e + (*e != '\0'))
     {
       e = strchr (l, '\n');
@@ -91,6 +98,46 @@ run_gdb (const char *gdb, const char *self, const char *mode, char *buf,
       printf ("  | %.*s\n", (int) (e - l), l);
     }
   return st;
+}
+
+/* The io_uring_spawn events in TRACING that report a refusal.  */
+static int
+trace_refused (const char *tracing)
+{
+  char path[256], line[1024], want[32];
+  snprintf (path, sizeof path, "%s/trace", tracing);
+  snprintf (want, sizeof want, ", pid %d,", -EOPNOTSUPP);
+  FILE *f = fopen (path, "re");
+  int n = 0;
+  while (f != NULL && fgets (line, sizeof line, f) != NULL)
+    if (strstr (line, "io_uring_spawn:") != NULL && strstr (line, want) != NULL)
+      n++;
+  if (f != NULL)
+    fclose (f);
+  return n;
+}
+
+/* The patched glibc's dynamic loader and library path for this program
+   at SELF (BUILD/tests/kernel/NAME, BUILD/glibc the build) into LDSO and
+   LIBS; false if there is no such build.  */
+static bool
+patched_glibc (const char *self, char *ldso, size_t ldso_size, char *libs,
+	       size_t libs_size)
+{
+  char build[512];
+  snprintf (build, sizeof build, "%s", self);
+  for (int i = 0; i < 3; i++)
+    {
+      char *slash = strrchr (build, '/');
+      if (slash == NULL)
+	return false;
+      *slash = '\0';
+    }
+  snprintf (ldso, ldso_size, "%s/glibc/elf/ld-linux-x86-64.so.2", build);
+  snprintf (libs, libs_size, "%s/glibc:%s/glibc/nptl:%s/glibc/elf:"
+	    "%s/glibc/dlfcn:%s/glibc/math:%s/glibc/rt", build, build, build,
+	    build, build, build);
+  return access (ldso, X_OK) == 0;
 }
 
 /* The markers of a transcript we compare.  */
@@ -149,10 +196,14 @@ main (int argc, char **argv)
     st_trace_clear (tracing);
   int before = traced ? st_trace_spawned (tracing) : 0;
 
-  static char ts[65536], tf[65536], tc[65536];
-  run_gdb (gdb, self, "--system", ts, sizeof ts);
-  run_gdb (gdb, self, "--fork", tf, sizeof tf);
-  run_gdb (gdb, self, "--chain", tc, sizeof tc);
+  static char ts[65536], tf[65536], tc[65536], tg[65536];
+  char args[5120];
+  snprintf (args, sizeof args, "%s --system", self);
+  run_gdb (gdb, args, ts, sizeof ts);
+  snprintf (args, sizeof args, "%s --fork", self);
+  run_gdb (gdb, args, tf, sizeof tf);
+  snprintf (args, sizeof args, "%s --chain", self);
+  run_gdb (gdb, args, tc, sizeof tc);
 
   struct marks ms = marks_of (ts, "system"), mf = marks_of (tf, "fork");
   KT_EXPECT_EQ ("fork under gdb: the child exited normally",
@@ -171,12 +222,49 @@ main (int argc, char **argv)
   KT_EXPECT_EQ ("chain under gdb: the fallback works",
 		strstr (tc, "fork=0") != NULL, 1);
 
+  int after = traced ? st_trace_spawned (tracing) : 0;
+
+  /* system () of the patched glibc under gdb.  */
+  char ldso[600], libs[3600];
+  if (!patched_glibc (self, ldso, sizeof ldso, libs, sizeof libs))
+    kt_unsupported ("system under gdb, patched glibc",
+		    "no build/glibc next to build/tests/kernel");
+  else
+    {
+      int refused = traced ? trace_refused (tracing) : 0;
+      snprintf (args, sizeof args, "%s --library-path %s %s --system",
+		ldso, libs, self);
+      run_gdb (gdb, args, tg, sizeof tg);
+      struct marks mg = marks_of (tg, "system");
+      KT_EXPECT_EQ ("system under gdb, patched glibc: the child exited "
+		    "normally", mg.exited_normally, 1);
+      KT_EXPECT_EQ ("system under gdb, patched glibc: status 0",
+		    mg.status0, mf.status0);
+      KT_EXPECT_EQ ("system under gdb, patched glibc: no memory errors",
+		    mg.mem_error, mf.mem_error);
+      KT_EXPECT_EQ ("system under gdb, patched glibc: no SIGSEGV/SIGILL",
+		    mg.segv, mf.segv);
+      if (traced)
+	{
+	  int n = trace_refused (tracing) - refused;
+	  if (n >= 1)
+	    kt_pass ("system under gdb, patched glibc: the kernel refused "
+		     "its chain (io_uring_spawn events)");
+	  else
+	    kt_fail ("system under gdb, patched glibc: the kernel refused "
+		     "its chain (io_uring_spawn events)",
+		     "%d refusals: glibc did not submit one", n);
+	}
+    }
+
   if (traced)
     {
-      int after = st_trace_spawned (tracing);
+      int last = st_trace_spawned (tracing);
       st_trace_event (tracing, "io_uring/io_uring_spawn", false);
       KT_EXPECT_EQ ("no chain ran under gdb (io_uring_spawn events)",
 		    after - before, 0);
+      KT_EXPECT_EQ ("no chain ran under gdb, patched glibc "
+		    "(io_uring_spawn events)", last - after, 0);
     }
   else
     kt_unsupported ("no chain ran under gdb (io_uring_spawn events)",

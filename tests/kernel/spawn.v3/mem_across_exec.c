@@ -3,20 +3,23 @@
    pins the mm, and exec's fresh mm is what keeps the new image, set-uid
    or non-dumpable, out of an earlier opener's reach).  This guards the
    design: the chain child's pristine mm is replaced by the exec like any
-   other mm; an exec that built its image in the pristine mm itself (the
-   cover letter's "why the exec does not reuse the pristine mm") fails
-   here.
+   other mm; an exec that built its image in the pristine mm itself
+   without fencing mm_access() (the cover letter, "Reusing the pristine
+   mm at exec"; kernel/experiments/) fails here.
 
    The chain: CLONE + SPAWN_OPEN of a FIFO nobody writes (the child
    blocks) + EXEC of this program in --hold mode (pause()).  While the
    child blocks, the parent opens /proc/CHILD/mem; then it releases the
    FIFO, waits for the exec, and reads the first mapping of the new image:
    through a descriptor opened now (the control: it must read) and
-   through the one opened before the exec (it must read nothing).  */
+   through the one opened before the exec (it must read nothing).  The
+   same for /proc/CHILD/maps, which needs only read access: opened before
+   the exec it must list nothing of the new image.  A reference taken
+   while the exec runs is a race this test does not try to hit.  */
 
 #include "st.h"
 
-static char fifo[] = "/tmp/st-v3-mem-fifo";
+static char fifo[64];
 
 /* Read /proc/PID/FILE into BUF (NUL-terminated, NULs of cmdline turned
    into spaces); its length or -1.  */
@@ -55,6 +58,7 @@ main (int argc, char **argv)
       return kt_exit ();
     }
   self[len] = '\0';
+  snprintf (fifo, sizeof fifo, "/tmp/st-v3-mem-fifo-%d", (int) getpid ());
   st_init (0);
   if (!st_mkfifo (fifo))
     return kt_exit ();
@@ -82,6 +86,11 @@ main (int argc, char **argv)
 	     "%m");
   else
     kt_pass ("/proc/CHILD/mem opens before the exec, as a fork child's");
+  char maps_path[64];
+  snprintf (maps_path, sizeof maps_path, "/proc/%d/maps", (int) child);
+  int maps_before = open (maps_path, O_RDONLY | O_CLOEXEC);
+  if (maps_before < 0)
+    kt_fail ("/proc/CHILD/maps opens before the exec", "%m");
 
   int w = st_fifo_writer (fifo);
   if (w < 0)
@@ -127,7 +136,19 @@ main (int argc, char **argv)
 	    kt_pass ("the /proc/CHILD/mem opened before the exec reads "
 		     "nothing of the new image");
 	}
+      if (maps_before >= 0)
+	{
+	  ssize_t m = read (maps_before, buf, sizeof buf - 1);
+	  if (m > 0)
+	    kt_fail ("the /proc/CHILD/maps opened before the exec lists "
+		     "nothing of the new image", "read %zd bytes", m);
+	  else
+	    kt_pass ("the /proc/CHILD/maps opened before the exec lists "
+		     "nothing of the new image");
+	}
     }
+  if (maps_before >= 0)
+    close (maps_before);
   if (before >= 0)
     close (before);
   if (w >= 0)
