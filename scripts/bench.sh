@@ -139,26 +139,25 @@ bench_part ()
 
 bench_main ()
 {
-  local quick= host=1 vm=1 out= mode=full
+  local quick= host=1 vm=1 out= mode=full build_only=0
   while [ $# -gt 0 ]; do
     case $1 in
       --quick) quick=--quick; mode=quick ;;
       --host-only) vm=0 ;;
       --vm-only) host=0 ;;
-      --build-only) host=0 vm=0 mode=build ;;
+      --build-only) build_only=1 ;;
       -h|--help) bench_usage; return 0 ;;
       *) bench_usage >&2; die "bench: unknown argument '$1'" ;;
     esac
     shift
   done
-  [ $mode = build ] || [ $host = 1 ] || [ $vm = 1 ] \
-    || die "bench: --host-only and --vm-only exclude each other"
+  [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
   local results=bench/results quickdir=build/bench/quick t0 t1 overlay
   local title="uring-spawn benchmarks, v3"
   if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
   bench_build
-  [ $mode = build ] && return 0
+  [ $build_only = 1 ] && return 0
   overlay=$(bench_overlay)
   t1=$(date +%s)
   mkdir -p "$out"

@@ -27,11 +27,13 @@
 
    The --system run uses the guest's own C library.  Then, if the
    patched glibc 2.44 is built (build/glibc, found from this program's
-   place in build/tests/kernel), --system runs again under gdb through
-   its dynamic loader: the same markers as fork, and the trace shows that
-   the kernel refused the chain glibc submitted (an io_uring_spawn event
-   with -EOPNOTSUPP for a pid, none with a child), not merely that glibc
-   took the clone path.  No such build: those checks UNSUPPORTED.  */
+   place in build/tests/kernel), a program that calls system ("true"),
+   built here with that glibc's dynamic loader and libraries, runs under
+   gdb the same way: gdb must stop at its main, the markers must be
+   fork's, and the trace must show that the kernel refused the chain
+   glibc submitted (an io_uring_spawn event with -EOPNOTSUPP for a pid,
+   none with a child), not merely that glibc took the clone path.  No
+   such build or no gcc: those checks UNSUPPORTED.  */
 
 #include "st.h"
 
@@ -140,6 +142,31 @@ patched_glibc (const char *self, char *ldso, size_t ldso_size, char *libs,
   return access (ldso, X_OK) == 0;
 }
 
+/* Build PROG, a program that calls system ("true") and prints
+   "system=STATUS", against the patched glibc's loader LDSO and library
+   path LIBS; false if it cannot be built.  */
+static bool
+build_patched_system (const char *ldso, const char *libs, char *prog,
+		      size_t size)
+{
+  snprintf (prog, size, "/tmp/st-gdb-system-%d", (int) getpid ());
+  char src[96];
+  snprintf (src, sizeof src, "%s.c", prog);
+  FILE *f = fopen (src, "w");
+  if (f == NULL)
+    return false;
+  fputs ("#include <stdio.h>\n#include <stdlib.h>\nint\nmain (void)\n"
+	 "{\n  int s = system (\"true\");\n"
+	 "  printf (\"system=%d\\n\", s);\n  return s != 0;\n}\n", f);
+  fclose (f);
+  char cmd[8192];
+  snprintf (cmd, sizeof cmd, "gcc -g -O0 -o %s %s -Wl,--dynamic-linker=%s "
+	    "-Wl,-rpath,%s >/dev/null 2>&1", prog, src, ldso, libs);
+  int st = system (cmd);
+  unlink (src);
+  return st == 0;
+}
+
 /* The markers of a transcript we compare.  */
 struct marks
 {
@@ -225,17 +252,21 @@ main (int argc, char **argv)
   int after = traced ? st_trace_spawned (tracing) : 0;
 
   /* system () of the patched glibc under gdb.  */
-  char ldso[600], libs[3600];
+  char ldso[600], libs[3600], prog[64];
   if (!patched_glibc (self, ldso, sizeof ldso, libs, sizeof libs))
     kt_unsupported ("system under gdb, patched glibc",
 		    "no build/glibc next to build/tests/kernel");
+  else if (!build_patched_system (ldso, libs, prog, sizeof prog))
+    kt_unsupported ("system under gdb, patched glibc",
+		    "gcc could not build the program for it");
   else
     {
       int refused = traced ? trace_refused (tracing) : 0;
-      snprintf (args, sizeof args, "%s --library-path %s %s --system",
-		ldso, libs, self);
-      run_gdb (gdb, args, tg, sizeof tg);
+      run_gdb (gdb, prog, tg, sizeof tg);
+      unlink (prog);
       struct marks mg = marks_of (tg, "system");
+      KT_EXPECT_EQ ("system under gdb, patched glibc: gdb stops at main",
+		    strstr (tg, "Breakpoint 1, main") != NULL, 1);
       KT_EXPECT_EQ ("system under gdb, patched glibc: the child exited "
 		    "normally", mg.exited_normally, 1);
       KT_EXPECT_EQ ("system under gdb, patched glibc: status 0",
