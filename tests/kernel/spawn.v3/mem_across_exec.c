@@ -75,6 +75,7 @@ main (int argc, char **argv)
   if (child == 0)
     {
       kt_fail ("the child blocks in the FIFO open", "no such child");
+      unlink (fifo);
       return kt_exit ();
     }
 
@@ -113,7 +114,8 @@ main (int argc, char **argv)
   unsigned long start = 0;
   if (i == 2000 || read_proc (child, "maps", buf, sizeof buf) <= 0
       || sscanf (buf, "%lx-", &start) != 1)
-    kt_fail ("the new image is mapped", "no --hold command line or maps");
+    kt_fail ("the new image is mapped", "%s (the exec's CQE: %d)",
+	     i == 2000 ? "no --hold command line" : "no maps", st_res[2]);
   else
     {
       unsigned char now_bytes[16], old_bytes[16];
