@@ -58,7 +58,7 @@ Commands:
                 kernel; the spawn tests among them in the VM on the debug
                 kernel, on both paths; the kernel suite (tests/kernel,
                 DejaGnu) there; ends with the line "N passed, N failed"
-  bench [--quick] [--host-only|--vm-only]
+  bench [--quick] [--host-only|--vm-only|--build-only]
                 benchmarks (bench/): fork, vfork, stock 2.44 and patched
                 posix_spawn, the raw io_uring chain, natively and in the
                 VM under QEMU -icount on the plain kernel; CSV, table and

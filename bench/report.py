@@ -181,8 +181,10 @@ def goals(rows, where):
         out.append((f"{u}: first spawn ÷ steady state", 1.15, "≤",
                     {"call": ratio(float(first["median_us"]) if first
                                    else None, med(rows, u))}))
-    out.append(("clone path ÷ stock 2.44 posix_spawn", 1.015, "≤",
-                by("spawn-fallback", "small", "spawn-stock", "small")))
+    # The clone path in every parent state measured.
+    for st in STATES:
+        out.append((f"clone path ÷ stock 2.44 posix_spawn, {STATE_TEXT[st]}",
+                    1.015, "≤", by("spawn-fallback", st, "spawn-stock", st)))
     return out
 
 
@@ -198,7 +200,11 @@ def goal_table(rows, where, out):
                 cells.append("–")
                 continue
             ok = v <= limit if op == "≤" else v >= limit
-            cells.append(f"{v:.3f} {'met' if ok else 'MISSED'}")
+            # A limit as fine as the instruction clock's noise says
+            # nothing about one wall-clock run: no verdict there.
+            verdict = ("(wall clock)" if where == "host"
+                       else "met" if ok else "MISSED")
+            cells.append(f"{v:.3f} {verdict}")
         out.append(f"| {name} | {op} {limit:.3f} | " + " | ".join(cells)
                    + " |")
 
@@ -307,6 +313,12 @@ def main():
         out += [f"## {WHERE_TEXT[where]}", "",
                 "### Goals: measured vs goal (not a test)", ""]
         goal_table(rows, where, out)
+        ab = os.path.join(d, f"{where}-ab.txt")
+        if os.path.exists(ab):
+            out += ["", "The clone path against stock, interleaved rounds "
+                    "(bench/ab.sh, small parent; the verdict on this "
+                    "clock):", ""]
+            out += [f"- {l.strip()}" for l in open(ab) if l.strip()]
         out += ["", "### Latency, small parent", ""]
         latency_table(rows, out)
         out += ["", "### Parent state: median call latency", ""]

@@ -82,6 +82,11 @@ bench_host ()
 	 --clock wall $quick 2>&1 | tee "$out/host.log"; then
     die "the host run failed; log: $out/host.log"
   fi
+  # One run's medians move more on this clock than the clone path's
+  # goal allows: the verdict is interleaved rounds' ratios.
+  say "host: stock against the clone path, interleaved (bench/ab.sh)"
+  flock "$CACHE/.bench-host.lock" bash bench/ab.sh "$([ -n "$quick" ] && echo 20 || echo 100)" small "$out" \
+    || die "bench/ab.sh failed"
 }
 
 # The VM part: the kernel with the series under QEMU TCG -icount, 3 GiB
