@@ -5,11 +5,13 @@
 # harness does per test, ROUNDS times while chains (ring-cost) or
 # fork + exec of true run in the background.  The reproducer of the
 # "Oops: int3" seen with p12-exec-builds-in-pristine-mm-fenced.patch.
+# Needs build/bench/bin/ring-cost (./build.sh bench --build-only).
+ring_cost=$(cd "$(dirname "$0")/../.." && pwd)/build/bench/bin/ring-cost
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs nodev $T
 mode=${1:-chains}
 if [ "$mode" = chains ]; then
-  ( while :; do /work/main/build/bench/bin/ring-cost 50 >/dev/null 2>&1; done ) &
+  ( while :; do "$ring_cost" 50 >/dev/null 2>&1; done ) &
 else
   ( while :; do for i in $(seq 50); do /bin/true; done; done ) &
 fi
@@ -24,5 +26,6 @@ for i in $(seq ${2:-300}); do
   rmdir $d
   [ $((i % 50)) = 0 ] && echo "round $i"
 done
+# The loop ends here; a ring-cost it started ends on its own.
 kill $bg
 echo "stress: done"
