@@ -108,6 +108,9 @@ case $vm_mode in
     log "exit status $rc"
     ;;
   agent)
+    # The test VM: no tracepoint re-patching while tests run.
+    sh "$here/vm-trace-pin" || log "vm-trace-pin failed"
+    trace "tracepoints pinned"
     cat /proc/uptime > "$vm_run/started"
     log "starting the agent"
     # The agent logs to the console; it exits 0 on `vm.sh stop`.  If a

@@ -1,11 +1,11 @@
 /* A /proc/PID/mem opened before a chain's exec must not reach the new
    program's memory, as for any exec (CVE-2012-0056's class: proc_mem_open()
    pins the mm, and exec's fresh mm is what keeps the new image, set-uid
-   or non-dumpable, out of an earlier opener's reach).  This guards the
-   design: the chain child's pristine mm is replaced by the exec like any
-   other mm; an exec that built its image in the pristine mm itself
-   without fencing mm_access() (the cover letter, "Reusing the pristine
-   mm at exec"; kernel/experiments/) fails here.
+   or non-dumpable, out of an earlier opener's reach).  The chain's exec
+   builds its image in the child's pristine mm only if nothing took that
+   mm through mm_exec_expose() (mm_access(), move_pages(); patch 12, and
+   exec_mm_reuse.c); an exec that reused it without that fence
+   (kernel/experiments/) fails here.
 
    The chain: CLONE + SPAWN_OPEN of a FIFO nobody writes (the child
    blocks) + EXEC of this program in --hold mode (pause()).  While the

@@ -1,11 +1,7 @@
-/* Not in the suite: the test of p12-exec-builds-in-pristine-mm-fenced.patch
-   beside it, which is not in the series; with that patch applied, copy
-   this file into tests/kernel/spawn.v3/.
-
-   The chain's exec builds the new program in the child's pristine mm
+/* The chain's exec builds the new program in the child's pristine mm
    when nothing has looked at that mm, and in an mm of its own
-   otherwise (mem_across_exec.c checks what a look must not reach).
-   A kprobe on mm_alloc() (exec's only way to a new mm), in a
+   otherwise (patch 12; mem_across_exec.c checks what a look must not
+   reach).  A kprobe on mm_alloc() (exec's only way to a new mm), in a
    trace instance of our own limited to this test and its descendants,
    counts the calls each child makes:
 
