@@ -20,11 +20,13 @@ Commands:
   (none), all   build what check needs: glibc 2.44 with the series and
                 the debug kernel with the kernel series; print where each
                 artifact is
-  glibc [--stock]
+  glibc [--stock | --abis]
                 extract Debian's glibc 2.44 (patches/sources.lock), apply
                 the series (sysdeps-overlay/, tests/glibc/,
                 patches/glibc/), build it to build/glibc; --stock: stock
-                2.44, Debian's source as it is (build/glibc-stock)
+                2.44, Debian's source as it is (build/glibc-stock);
+                --abis: the series for i686 and x32, compile-only
+                (gcc-multilib)
   kernel [--debug|--both|--mainline]
                 build Debian's linux-source-7.3 with the series in
                 patches/kernel/ (scripts/kernel.sh; see kernel/README.md):

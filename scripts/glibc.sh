@@ -32,8 +32,42 @@ glibc_main ()
   case "${1:-}" in
     '') glibc_build ;;
     --stock) glibc_stock_build ;;
-    *) die "usage: ./build.sh glibc [--stock]" ;;
+    --abis) glibc_abis_build ;;
+    *) die "usage: ./build.sh glibc [--stock | --abis]" ;;
   esac
+}
+
+# ./build.sh glibc --abis: the series built for i686 and x32 from the same
+# patched tree (compile-only: nothing runs; the kernel refuses chains to
+# compat tasks and gives them no auxv entry).  Each ABI has its own build
+# directory, keyed like $GBUILD; a finished one is only re-made.
+GLIBC_ABIS=("i686 i686-linux-gnu -m32" "x32 x86_64-linux-gnux32 -mx32")
+glibc_abis_build ()
+{
+  glibc_sources
+  need_packages gcc-multilib g++-multilib
+  local abi name host flag build t0 failed=()
+  for abi in "${GLIBC_ABIS[@]}"; do
+    read -r name host flag <<< "$abi"
+    build=$GDIR/build-$name-${GBUILD##*/build-}
+    mkdir -p "$build"
+    if [ ! -f "$build/config.status" ]; then
+      run_step "$build/configure.log" "configuring glibc for $name" \
+	bash -c 'cd "$1" && shift && "$@"' _ "$build" \
+	  "$GSRC/configure" "${GLIBC_CONFIGURE[@]}" --host="$host" \
+	  CC="gcc $flag" CXX="g++ $flag" "${GLIBC_MAKEFLAGS[@]}" \
+	|| { failed+=("$name (configure)"); continue; }
+    fi
+    t0=$(date +%s)
+    say "glibc for $name: a cold build takes 10-15 min"
+    if run_step "$build/make.log" "building glibc for $name (make -j$JOBS)" \
+	 locked make -C "$build" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"; then
+      say "glibc for $name: built in $(( $(date +%s) - t0 ))s ($build)"
+    else
+      failed+=("$name")
+    fi
+  done
+  [ ${#failed[@]} -eq 0 ] || die "glibc --abis: failed: ${failed[*]}"
 }
 
 # Set the cache paths.  The source trees are keyed by the tarball; the
