@@ -11,9 +11,10 @@
 # re-patches anything.
 #
 # Under QEMU 7.2's multi-threaded TCG with two vCPUs this stops the guest
-# with "Oops: int3" at __schedule (the sched_switch site), with the series
-# and without its patch 12, with io_uring chains or only fork + exec, or
-# with no load at all; see README.md here for the runs.  Needs
+# with "Oops: int3" at __schedule (the sched_switch site): on 7.3-rc7
+# without the series as with it, plain or debug, with io_uring chains or
+# only fork + exec, or with no load at all; see kernel/README.md for the
+# runs.  Needs
 # build/bench/bin/ring-cost for "chains" (./build.sh bench --build-only).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 T=/sys/kernel/tracing
