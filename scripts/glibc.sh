@@ -50,16 +50,11 @@ glibc_abis_build ()
   for abi in "${GLIBC_ABIS[@]}"; do
     read -r name host flag <<< "$abi"
     build=$GDIR/build-$name-${GBUILD##*/build-}
-    mkdir -p "$build"
-    if [ ! -f "$build/config.status" ]; then
-      run_step "$build/configure.log" "configuring glibc for $name" \
-	bash -c 'cd "$1" && shift && "$@"' _ "$build" \
-	  "$GSRC/configure" "${GLIBC_CONFIGURE[@]}" --host="$host" \
-	  CC="gcc $flag" CXX="g++ $flag" "${GLIBC_MAKEFLAGS[@]}" \
-	|| { failed+=("$name (configure)"); continue; }
-    fi
+    _glibc_configure "$GSRC" "$build" "glibc for $name" --host="$host" \
+	CC="gcc $flag" CXX="g++ $flag" \
+      || { failed+=("$name (configure)"); continue; }
     t0=$(date +%s)
-    say "glibc for $name: a cold build takes 10-15 min"
+    [ -f "$build/libc.so" ] || say "glibc for $name: a cold build takes 10-15 min"
     if run_step "$build/make.log" "building glibc for $name (make -j$JOBS)" \
 	 locked make -C "$build" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"; then
       say "glibc for $name: built in $(( $(date +%s) - t0 ))s ($build)"
@@ -222,17 +217,26 @@ glibc_build ()
   touch "$stamp"
 }
 
+# _glibc_configure SRC BUILD NAME [ARGS...]: configure SRC in BUILD, once,
+# with GLIBC_CONFIGURE and ARGS; non-zero if configure failed.
+_glibc_configure ()
+{
+  local src=$1 build=$2 name=$3
+  shift 3
+  mkdir -p "$build"
+  [ -f "$build/config.status" ] && return 0
+  run_step "$build/configure.log" "configuring $name" \
+    bash -c 'cd "$1" && shift && "$@"' _ "$build" \
+      "$src/configure" "${GLIBC_CONFIGURE[@]}" "$@" "${GLIBC_MAKEFLAGS[@]}"
+}
+
 # glibc_configure_make SRC BUILD NAME: configure SRC in BUILD (once) and
 # make it, under the build lock; NAME is what the progress lines say.
 glibc_configure_make ()
 {
   local src=$1 build=$2 name=$3
-  mkdir -p "$build"
-  if [ ! -f "$build/config.status" ]; then
-    step "$build/configure.log" "configuring $name" \
-      bash -c 'cd "$1" && shift && "$@"' _ "$build" \
-	"$src/configure" "${GLIBC_CONFIGURE[@]}" "${GLIBC_MAKEFLAGS[@]}"
-  fi
+  _glibc_configure "$src" "$build" "$name" \
+    || die "configuring $name failed; full log: $build/configure.log"
   step "$build/make.log" "building $name (make -j$JOBS)" \
     locked make -C "$build" -j"$JOBS" "${GLIBC_MAKEFLAGS[@]}"
 }

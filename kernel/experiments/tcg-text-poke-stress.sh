@@ -14,8 +14,8 @@
 # with "Oops: int3" at __schedule (the sched_switch site): on 7.3-rc7
 # without the series as with it, plain or debug, with io_uring chains or
 # only fork + exec, or with no load at all; see kernel/README.md for the
-# runs.  Needs
-# build/bench/bin/ring-cost for "chains" (./build.sh bench --build-only).
+# runs.  "chains" needs build/bench/bin/ring-cost (./build.sh bench
+# --build-only).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 T=/sys/kernel/tracing
 mountpoint -q $T || mount -t tracefs nodev $T
