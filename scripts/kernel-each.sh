@@ -7,10 +7,14 @@
 #     to whoever sends the series);
 #   - patches 1..N applied to a copy of the tree, and the objects of the
 #     C files patch N touches compiled (W=1, warnings are errors) with the
-#     test kernel's configuration; a patch that touches only headers
-#     builds vmlinux.
+#     test kernel's configuration plus kernel/each.fragment (options the
+#     test kernel lacks that some touched file needs); a patch that
+#     touches only headers builds vmlinux.
 # Then, unless --no-configs, the whole series is built (vmlinux) with
-# that configuration less CONFIG_IO_URING and less CONFIG_AUDIT.
+# that configuration less CONFIG_AUDIT, where every C file the series
+# touches must have been compiled (a single-object build compiles a file
+# the configuration leaves out, often wrongly: this catches it), and
+# less CONFIG_IO_URING.
 # Ends with "kernel-each: N passed, N failed"; logs in
 # $CACHE/logs/kernel-each/.  Every compile holds the build lock.
 
@@ -42,9 +46,11 @@ kernel_each_main ()
   mapfile -t patches < <(kernel_patches)
   [ ${#patches[@]} -gt 0 ] || die "no patches in $KERNEL_SERIES_DIR"
   local mk=(make -C "$each" O="$obj" ARCH=x86_64 -j"$JOBS")
+  local frags=("$KERNEL_FRAGMENT" "$TOP/kernel/each.fragment")
   mkdir -p "$obj"
-  step "$logs/config.log" "kernel-each: configuring (the test kernel's configuration)" \
-    _kernel_configure "$obj" 1 "$KERNEL_FRAGMENT" "${mk[@]}"
+  step "$logs/config.log" "kernel-each: configuring (the test kernel's configuration and kernel/each.fragment)" \
+    _kernel_configure "$obj" 2 "${frags[@]}" "${mk[@]}"
+  _kernel_verify_config "$obj/.config" "${frags[@]}"
   for p in "${patches[@]}"; do
     n=$((n + 1))
     log=$logs/$(printf '%02d' $n).log
@@ -81,13 +87,19 @@ kernel_each_main ()
   done
   if [ "$configs" = 1 ] && [ "$n" -eq ${#patches[@]} ]; then
     local sym
-    for sym in IO_URING AUDIT; do
+    for sym in AUDIT IO_URING; do
       local o2=$CACHE/kernel/obj-$th-each-no-$sym frag=$logs/no-$sym.fragment
-      { cat "$KERNEL_FRAGMENT"; printf '# CONFIG_%s is not set\n' "$sym"; } > "$frag"
+      { cat "${frags[@]}"; printf '# CONFIG_%s is not set\n' "$sym"; } > "$frag"
       mkdir -p "$o2"
       local mk2=(make -C "$each" O="$o2" ARCH=x86_64 -j"$JOBS")
       if run_step "$logs/no-$sym.log" "the whole series without CONFIG_$sym (vmlinux)" \
 	   _kernel_each_without "$sym" "$o2" "$frag" "${mk2[@]}"; then
+	pass=$((pass + 1))
+      else
+	fail=$((fail + 1))
+      fi
+      [ "$sym" = AUDIT ] || continue
+      if _kernel_each_coverage "$o2" "${patches[@]}"; then
 	pass=$((pass + 1))
       else
 	fail=$((fail + 1))
@@ -97,6 +109,22 @@ kernel_each_main ()
   exec 8>&-
   printf 'kernel-each: %d passed, %d failed\n' "$pass" "$fail"
   [ "$fail" -eq 0 ]
+}
+
+# _kernel_each_coverage OBJ PATCH...: every C file the patches touch was
+# compiled into OBJ's vmlinux.
+_kernel_each_coverage ()
+{
+  local o2=$1 f missing=
+  shift
+  for f in $(for p in "$@"; do _kernel_patch_files "$p"; done | sed -n 's/\.c$//p' | sort -u); do
+    [ -f "$o2/$f.o" ] || missing="$missing $f.c"
+  done
+  if [ -n "$missing" ]; then
+    say "FAIL: not compiled by the whole-series build ($o2):$missing; add what they need to kernel/each.fragment"
+    return 1
+  fi
+  say "every C file the series touches is compiled by the whole-series build"
 }
 
 # _kernel_each_without SYM OBJ FRAGMENT MAKE...: configure with FRAGMENT

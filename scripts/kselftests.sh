@@ -223,6 +223,18 @@ KSELFTEST_VM_TIMEOUT=${KSELFTEST_VM_TIMEOUT:-5400}
 # Bump when the way the tests are built changes.
 _KS_RECIPE=1
 
+# _ks_clean_list INSTALL: the exec Makefile's notice "exec selftests:
+# skipping binfmt_misc_bpf, ..." lands in kselftest-list.txt, where
+# run_kselftest.sh reads its first words as the collections "exec" and
+# "selftests", so exec ran twice.  Keep the collection:test lines.
+_ks_clean_list ()
+{
+  local list=$1/kselftest-list.txt
+  grep -q -v '^[A-Za-z0-9_./-]*:[^ ]*$' "$list" || return 0
+  grep -v '^[A-Za-z0-9_./-]*:[^ ]*$' "$list" | sed 's/^/kselftests: dropped from the list: /' >&2
+  grep '^[A-Za-z0-9_./-]*:[^ ]*$' "$list" > "$list.new" && mv "$list.new" "$list"
+}
+
 # _ks_build MAINLINE-OUT: build (or reuse) the installed tests; print
 # their directory on stdout.
 _ks_build ()
@@ -233,6 +245,7 @@ _ks_build ()
 	  "targets $KSELFTEST_TARGETS" "$(gcc --version | head -n 1)" "$(ld --version | head -n 1)")
   dir=$CACHE/kselftests/$key
   if [ -f "$dir/.done" ]; then
+    _ks_clean_list "$dir/install"
     say "kselftests ($KSELFTEST_TARGETS): cached in $dir/install" >&2
     printf '%s\n' "$dir/install"
     return 0
@@ -263,6 +276,7 @@ _ks_build ()
     [ -x "$dir/install/run_kselftest.sh" ] && [ -s "$dir/install/kselftest-list.txt" ] \
       || die "the kselftests did not install into $dir/install; log: $log"
     cp "$log" "$dir/build.log"
+    _ks_clean_list "$dir/install"
     touch "$dir/.done"
     say "kselftests: $(wc -l < "$dir/install/kselftest-list.txt") test programs in $dir/install" >&2
   fi
