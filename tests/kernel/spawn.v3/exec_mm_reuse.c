@@ -9,6 +9,8 @@
      CLONE + EXEC                           0 (the pristine mm was used)
      CLONE + blocked FIFO open + EXEC,
        /proc/CHILD/maps read while blocked  1 (the mm was exposed)
+     the same, move_pages(2) on the child
+       while blocked (NUMA kernels)         1 (find_mm_struct() exposed it)
      CLONE + EXEC of a file no binary
        format takes (hard-linked) + EXEC    1 (the failed exec claimed the
                                                pristine mm; the next one
@@ -82,6 +84,55 @@ expect_true (const char *name, int status)
     kt_fail (name, "status %#x", status);
 }
 
+/* Look at the blocked child's mm.  */
+static bool
+look_maps (pid_t child)
+{
+  char path[64], buf[256];
+  snprintf (path, sizeof path, "/proc/%d/maps", (int) child);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && read (fd, buf, sizeof buf) >= 0;
+  if (fd >= 0)
+    close (fd);
+  return ok;
+}
+
+static bool
+look_move_pages (pid_t child)
+{
+  return syscall (SYS_move_pages, child, 0UL, NULL, NULL, NULL, 0) == 0;
+}
+
+/* CLONE, an open of the FIFO that blocks, EXEC: LOOK at the child while
+   it blocks, then let it go.  Its exec must take an mm of its own.  */
+static void
+blocked_look (const char *what, bool (*look) (pid_t))
+{
+  static struct clone_args ca = { .exit_signal = SIGCHLD };
+  char name[128];
+  st_reset ();
+  st_clone (&st_ring, &ca, 0);
+  st_open (&st_ring, fifo, O_RDONLY, 10, 1);
+  st_exec (&st_ring, prog, argv_true, st_envp, 2);
+  if (io_uring_submit (&st_ring) != 3)
+    kt_fail ("submit", "not 3 SQEs");
+  pid_t child = st_find_child (getpid (), "S");
+  if (child <= 0 || !look (child))
+    kt_fail (what, "on the blocked child: %m");
+  int w = st_fifo_writer (fifo);
+  if (w < 0)
+    kt_fail ("release the FIFO", "no reader");
+  snprintf (name, sizeof name, "the chain's 3 CQEs (%s)", what);
+  KT_EXPECT_EQ (name, st_reap (&st_ring, 3, 20), 3);
+  if (w >= 0)
+    close (w);
+  snprintf (name, sizeof name, "the exec after %s runs the program", what);
+  expect_true (name, st_fate ());
+  snprintf (name, sizeof name, "an exec after %s on the child takes its "
+	    "own mm (one mm_alloc)", what);
+  KT_EXPECT_EQ (name, calls (st_res[0]), 1);
+}
+
 int
 main (void)
 {
@@ -130,30 +181,14 @@ main (void)
   KT_EXPECT_EQ ("the exec builds the program in the pristine mm "
 		"(no mm_alloc)", calls (st_res[0]), 0);
 
-  /* Its maps were read while the chain blocked.  */
-  st_reset ();
-  st_clone (&st_ring, &ca, 0);
-  st_open (&st_ring, fifo, O_RDONLY, 10, 1);
-  st_exec (&st_ring, prog, argv_true, st_envp, 2);
-  if (io_uring_submit (&st_ring) != 3)
-    kt_fail ("submit", "not 3 SQEs");
-  pid_t child = st_find_child (getpid (), "S");
-  char path[64], buf[256];
-  snprintf (path, sizeof path, "/proc/%d/maps", (int) child);
-  int fd = child > 0 ? open (path, O_RDONLY | O_CLOEXEC) : -1;
-  if (fd < 0 || read (fd, buf, sizeof buf) < 0)
-    kt_fail ("read /proc/CHILD/maps while the chain blocks", "%m");
-  if (fd >= 0)
-    close (fd);
-  int w = st_fifo_writer (fifo);
-  if (w < 0)
-    kt_fail ("release the FIFO", "no reader");
-  KT_EXPECT_EQ ("the chain's 3 CQEs", st_reap (&st_ring, 3, 20), 3);
-  if (w >= 0)
-    close (w);
-  expect_true ("the exec after the look runs the program", st_fate ());
-  KT_EXPECT_EQ ("an exec after a look at the mm takes its own "
-		"(one mm_alloc)", calls (st_res[0]), 1);
+  blocked_look ("/proc/CHILD/maps", look_maps);
+  /* move_pages() with no page takes the mm through find_mm_struct()
+     and returns 0; without NUMA it is not there.  */
+  if (syscall (SYS_move_pages, getpid (), 0UL, NULL, NULL, NULL, 0) == 0)
+    blocked_look ("move_pages", look_move_pages);
+  else
+    kt_unsupported ("an exec after move_pages on the child takes its own mm",
+		    "move_pages: %m (no NUMA)");
 
   /* A claimed mm whose exec fails.  */
   st_clone (&st_ring, &ca, 0);
