@@ -39,6 +39,12 @@ Commands:
                 then patches 1..N applied and the objects patch N touches
                 built; then the whole series without CONFIG_IO_URING and
                 without CONFIG_AUDIT (scripts/kernel-each.sh)
+  checked-on [host] [vm] [vm-off]
+                the glibc cover letter's "Checked on" runs: the full make
+                check of posix, stdlib, libio, nptl, elf and signal here
+                (the clone path) and in the VM on the plain kernel with
+                the series, with the tunable at 1 and at 0; hours (scripts/
+                glibc-checked-on.sh; build/results/checked-on/)
   kselftests    mainline's kselftests for what the series touches (exec,
                 clone3, pidfd, ptrace, seccomp from the 7.3 tree), built
                 once, run in the VM on the plain kernel without the
@@ -169,6 +175,7 @@ case "${1:-all}" in
   sources)   sources_main ;;
   kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;
   kselftests) shift; bash scripts/kselftests.sh "$@" ;;
+  checked-on) shift; . scripts/glibc-checked-on.sh; checked_on_main "$@" ;;
   patch)     glibc_patch_write ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;
