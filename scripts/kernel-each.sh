@@ -97,7 +97,9 @@ kernel_each_main ()
 	pass=$((pass + 1))
       else
 	fail=$((fail + 1))
+	continue
       fi
+      # A failed build has compiled part of the tree: no coverage verdict.
       [ "$sym" = AUDIT ] || continue
       if _kernel_each_coverage "$o2" "${patches[@]}"; then
 	pass=$((pass + 1))
