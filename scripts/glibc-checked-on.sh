@@ -99,7 +99,7 @@ _checked_on_run ()
 # _checked_on_summary RESULTS: the table and the differences.
 _checked_on_summary ()
 {
-  local results=$1 f runs=()
+  local results=$1 f runs=() differs=0
   for f in host vm vm-off; do
     [ -f "$results/$f.sum" ] && runs+=("$f")
   done
@@ -163,7 +163,7 @@ _checked_on_summary ()
       }
       if (none) print "  none"
       exit bad > 0
-    }' $(for f in "${runs[@]}"; do printf '%s ' "$results/$f.sum"; done) || f=bad
+    }' $(for f in "${runs[@]}"; do printf '%s ' "$results/$f.sum"; done) || differs=1
   local proof=0
   for r in vm vm-off; do
     [ -f "$results/$r.sum" ] || continue
@@ -175,7 +175,7 @@ _checked_on_summary ()
       printf '%s: path proof: %s\n' "$r" "$(awk '$1 ~ /^[a-z]/ && $2 ~ /^[0-9]+$/ { c += $2; v += $4 } END { printf "%d chains, %d clone-path spawns", c, v }' "$results/$r-paths.txt")"
     fi
   done
-  [ "$f" != bad ] && [ $proof = 0 ]
+  [ $differs = 0 ] && [ $proof = 0 ]
 }
 
 _checked_on_where ()
