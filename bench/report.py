@@ -41,14 +41,26 @@ WHERE_TEXT = {
 }
 
 
+# The thread sweep's rows, the only ones with a throughput, say "small"
+# too, and its one-thread row has the same key as the pinned small
+# parent's spawn-wait: it gets a state of its own here.  The sweep runs
+# unpinned, so parent and child may take turns on two vCPUs; the goals
+# and the latency tables are the pinned runs'.
+SWEEP = "sweep"
+
+
 def load(path):
-    """Rows of one CSV, keyed (mechanism, state, threads, figure)."""
+    """Rows of one CSV, keyed (mechanism, state, threads, figure); the
+    thread sweep's state is SWEEP."""
     rows = {}
     if not os.path.exists(path):
         return rows
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            key = (r["mechanism"], r["state"], int(r["threads"]), r["figure"])
+            state = SWEEP if r["spawns_per_s"] else r["state"]
+            key = (r["mechanism"], state, int(r["threads"]), r["figure"])
+            if key in rows:
+                raise SystemExit(f"report.py: {path}: {key} twice")
             rows[key] = r
     return rows
 
@@ -109,8 +121,8 @@ def state_table(rows, out, fig):
 
 
 def thread_counts(rows):
-    return sorted({k[2] for k in rows if k[1] == "small"
-                   and k[3] == "spawn-wait" and rows[k]["spawns_per_s"]})
+    return sorted({k[2] for k in rows if k[1] == SWEEP
+                   and k[3] == "spawn-wait"})
 
 
 def threads_table(rows, out):
@@ -122,8 +134,8 @@ def threads_table(rows, out):
     for m in mechs:
         cells = []
         for t in counts:
-            r = rows.get((m, "small", t, "spawn-wait"))
-            cells.append("–" if r is None or not r["spawns_per_s"] else
+            r = rows.get((m, SWEEP, t, "spawn-wait"))
+            cells.append("–" if r is None else
                          f"{float(r['spawns_per_s']):.0f} /s, "
                          f"{float(r['median_us']):.0f} µs")
         out.append(f"| {m} | " + " | ".join(cells) + " | "
@@ -131,8 +143,8 @@ def threads_table(rows, out):
 
 
 def throughput(rows, mech, t):
-    r = rows.get((mech, "small", t, "spawn-wait"))
-    return float(r["spawns_per_s"]) if r and r["spawns_per_s"] else None
+    r = rows.get((mech, SWEEP, t, "spawn-wait"))
+    return float(r["spawns_per_s"]) if r else None
 
 
 def throughput_ratio(rows, mech):
