@@ -10,20 +10,23 @@
    clone_args and io_uring_spawn_attr (v3: CLONE's addr2/optlen and
    spawn_flags, SPAWN_ACTION sub-ops in cmd_op, EXEC's argv in addr2),
    chains longer than IORING_SPAWN_MAX_OPS, random link shapes and SQE
-   flags,
-   ordinary operations (NOP, a random opcode) mixed in, children killed,
-   stopped and continued at random, and rings (plain, DEFER_TASKRUN,
-   SQPOLL, IOPOLL) closed at random points, with chains in flight.  A
-   FIFO no one writes to keeps some children blocked in their chain
-   across a ring's close.
+   flags, ordinary operations (NOP, a random opcode, but none that
+   closes or makes a descriptor in the fuzzer's own table) mixed in,
+   children killed, stopped and continued at random, and rings (plain,
+   DEFER_TASKRUN, SQPOLL, IOPOLL) closed at random points, with chains in
+   flight.  A FIFO no one writes to keeps some children blocked in their
+   chain across a ring's close.
 
    Checked: every CQE's res is a pid, a count or a clean errno (a fixed
-   list); afterwards no task of the user is left, no fd of the fuzzer is
-   left open (a CLONE_PIDFD clone writes its pidfd into a slot of its
-   own or into memory nobody can write, so every pidfd is the fuzzer's
-   to close), and (debug kernel) kmemleak finds nothing.  The kernel log
-   is checked by check-kernel.sh.  The seed is printed: the same seed
-   gives the same submissions.  */
+   list); after every submission the fuzzer's own descriptors (0, 1, 2
+   and its O_PATH one) are the files they were (the first one that is
+   not is reported with its submission's SQEs); afterwards no task of
+   the user is left, no fd of the fuzzer is left open (a CLONE_PIDFD
+   clone writes its pidfd into a slot of its own or into memory nobody
+   can write, so every pidfd is the fuzzer's to close), and (debug
+   kernel) kmemleak finds nothing.  The kernel log is checked by
+   check-kernel.sh.  The seed is printed: the same seed gives the same
+   submissions.  */
 
 #include "st.h"
 #include <grp.h>
@@ -185,6 +188,26 @@ rnd_sqe_flags (bool link)
   return f;
 }
 
+/* Whether OP, run by the fuzzer's ring, may close a descriptor of the
+   fuzzer or make one.  */
+static bool
+op_changes_fds (int op)
+{
+  switch (op)
+    {
+    case IORING_OP_ACCEPT:
+    case IORING_OP_OPENAT:
+    case IORING_OP_CLOSE:
+    case IORING_OP_OPENAT2:
+    case IORING_OP_SOCKET:
+    case IORING_OP_FIXED_FD_INSTALL:
+    case IORING_OP_PIPE:
+      return true;
+    default:
+      return false;
+    }
+}
+
 /* A random spawn operation (or another opcode) into SQE.  */
 static void
 rnd_op (struct io_uring_sqe *sqe)
@@ -193,7 +216,15 @@ rnd_op (struct io_uring_sqe *sqe)
   if (chance (5))
     op = IORING_OP_NOP;
   else if (chance (3))
-    op = below (256);
+    {
+      op = below (256);
+      /* Not the ordinary operations that close or make descriptors in the
+	 fuzzer's own table (its fd 0 closed by IORING_OP_CLOSE, seed 102):
+	 the chains must leave that table as it was, and the checks say
+	 so.  */
+      if (op_changes_fds (op))
+	op = IORING_OP_NOP;
+    }
   else if (chance (30))
     op = IORING_OP_EXEC;
   else
@@ -436,6 +467,46 @@ new_ring (struct io_uring *ring)
   return io_uring_queue_init (128, ring, 0);
 }
 
+/* The fuzzer's own descriptors (0, 1, 2 and path_fd), each open with the
+   same file as at the start: checked after every submission, so that the
+   first one gone or replaced is reported with the submission that did
+   it.  */
+static struct stat own_st[4];
+static int own_fd[4];
+static int own_n;
+static bool own_lost;
+
+static void
+own_fds_note (void)
+{
+  int fds[] = { 0, 1, 2, path_fd };
+  for (int i = 0; i < 4; i++)
+    if (fstat (fds[i], &own_st[own_n]) == 0)
+      own_fd[own_n++] = fds[i];
+}
+
+static void
+own_fds_check (long it, const struct io_uring_sqe *sqes, int n)
+{
+  if (own_lost)
+    return;
+  for (int i = 0; i < own_n; i++)
+    {
+      struct stat st;
+      bool open = fstat (own_fd[i], &st) == 0;
+      if (open && st.st_dev == own_st[i].st_dev
+	  && st.st_ino == own_st[i].st_ino)
+	continue;
+      own_lost = true;
+      printf ("fuzz: submission %ld: the fuzzer's fd %d is %s; its SQEs:\n",
+	      it, own_fd[i], open ? "another file" : "closed");
+      for (int k = 0; k < n; k++)
+	printf ("fuzz:   %d: opcode %u cmd_op %u fd %d flags %#x\n", k,
+		sqes[k].opcode, sqes[k].cmd_op, sqes[k].fd, sqes[k].flags);
+      fflush (stdout);
+    }
+}
+
 static int
 worker (long count, uint64_t seed)
 {
@@ -474,6 +545,9 @@ worker (long count, uint64_t seed)
   longpath[8191] = '\0';
   path_fd = open ("/tmp/st-fuzz/true", O_PATH | O_CLOEXEC);
   int fds = st_count_fds ();
+  own_fds_note ();
+  /* Chains of up to IORING_SPAWN_MAX_OPS + 4 SQEs.  */
+  struct io_uring_sqe sent[IORING_SPAWN_MAX_OPS + 4];
 
   struct io_uring ring;
   new_ring (&ring);
@@ -499,7 +573,7 @@ worker (long count, uint64_t seed)
 	  bool more = i < n - 1 ? chance (92) : chance (3);
 	  sqe->flags = rnd_sqe_flags (more);
 	  sqe->user_data = ((uint64_t) it << 16) | (sqe->opcode << 8) | i;
-	  submitted++;
+	  sent[submitted++] = *sqe;
 	}
       int ret = io_uring_submit (&ring);
       if (ret < 0 && ret != -EBUSY && ret != -EAGAIN && ret != -EINVAL
@@ -509,6 +583,7 @@ worker (long count, uint64_t seed)
 	    printf ("fuzz: submit: %d\n", ret);
 	}
       drain (&ring, submitted, chance (90) ? 50 : 0);
+      own_fds_check (it, sent, submitted);
       /* Signals for whatever children there are.  */
       if (chance (10))
 	{
@@ -548,8 +623,9 @@ worker (long count, uint64_t seed)
   printf ("\n");
   KT_EXPECT_EQ ("fuzz: only clean errnos", unclean, 0);
   KT_EXPECT_EQ ("fuzz: no fd left open", st_count_fds (), fds - 1);
+  KT_EXPECT_EQ ("fuzz: its own fds untouched", own_lost, false);
   /* What is left, for the record.  */
-  for (int fd = 3; fd < 1024; fd++)
+  for (int fd = 0; fd < 1024; fd++)
     {
       char l[64], t[256];
       snprintf (l, sizeof l, "/proc/self/fd/%d", fd);
