@@ -26,6 +26,22 @@
    this program's path is absolute and outside /proc and /dev, as glibc
    asks for it.
 
+     ring-cost --glibc [ITERATIONS]
+
+   splits what glibc's io_uring path adds to the raw chain: the raw
+   chain's spawn+wait, then the same with what __spawni_uring adds, one
+   piece at a time (the attribute struct with the caller's signal mask;
+   its prctl (PR_GET_SECCOMP) and gettid; every signal blocked around
+   the submission and the mask restored, as the abort lock does), the
+   ways interleaved iteration by iteration so that drift hits them all
+   alike; and each of those system calls alone.
+
+     ring-cost --first [ITERATIONS]
+
+   splits a thread's first spawn through a ring of its own, in fresh
+   processes: the ring's mmap, madvise and io_uring_setup, the first
+   spawn+wait and a second one.
+
      ring-cost --phases [ITERATIONS]
 
    splits a spawn+wait of the raw chain and of vfork+execve into the
@@ -51,6 +67,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -85,21 +102,26 @@ now_ns (void)
 
 /* The ring glibc makes: fd-less, in pages of our own, one issuer, its
    completions run when it waits, the pages wiped in a child of fork;
-   with FD, the same ring with a descriptor.  */
+   with FD, the same ring with a descriptor.  If STAMPS, the times after
+   the mmap, the madvise and the io_uring_setup go there.  */
 static void
-ring_open (struct ring *r, bool fd)
+ring_open (struct ring *r, bool fd, uint64_t *stamps)
 {
   size_t page = sysconf (_SC_PAGESIZE);
   r->size = 2 * page;
   r->fd = fd;
   r->mem = mmap (NULL, r->size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stamps != NULL)
+    stamps[0] = now_ns ();
   if (r->mem == MAP_FAILED
       || madvise (r->mem, r->size, MADV_WIPEONFORK) != 0)
     {
       perror ("the ring's memory");
       exit (1);
     }
+  if (stamps != NULL)
+    stamps[1] = now_ns ();
   struct io_uring_params p =
     {
       .flags = (IORING_SETUP_NO_MMAP
@@ -111,6 +133,8 @@ ring_open (struct ring *r, bool fd)
   p.cq_off.user_addr = (uintptr_t) r->mem;
   p.sq_off.user_addr = (uintptr_t) r->mem + page;
   r->index = syscall (SYS_io_uring_setup, ENTRIES, &p);
+  if (stamps != NULL)
+    stamps[2] = now_ns ();
   if (r->index < 0)
     {
       perror ("io_uring_setup");
@@ -186,6 +210,8 @@ static char *child_argv[3];
 static char *child_envp[] = { NULL };
 /* The clone's spawn_flags (main sets IORING_CLONE_FD_SNAPSHOT).  */
 static unsigned int clone_spawn_flags;
+/* The clone's attribute struct, or none (--glibc sets it).  */
+static struct io_uring_spawn_attr *clone_attr;
 
 /* Write CLONE, then EXEC of "PATH -c", after the SQ tail.  */
 static void
@@ -201,7 +227,11 @@ chain_write (struct ring *r, const char *path)
   sqe[0].addr = (uintptr_t) &ca;
   sqe[0].len = sizeof (ca);
   sqe[0].user_data = 0;
-  /* addr2 0: no attribute struct.  */
+  if (clone_attr != NULL)
+    {
+      sqe[0].addr2 = (uintptr_t) clone_attr;
+      sqe[0].optlen = sizeof (*clone_attr);
+    }
   sqe[0].spawn_flags = clone_spawn_flags;
   sqe[1].opcode = IORING_OP_EXEC;
   sqe[1].fd = AT_FDCWD;
@@ -281,11 +311,11 @@ iterate (enum way way, struct ring *cached, struct ring *cached_fd)
   switch (way)
     {
     case SETUP_ONLY:
-      ring_open (&r, false);
+      ring_open (&r, false, NULL);
       ring_close (&r);
       break;
     case SPAWN_FRESH:
-      ring_open (&r, false);
+      ring_open (&r, false, NULL);
       pid_t pid = spawn (&r);
       ring_close (&r);
       reap (pid);
@@ -409,6 +439,204 @@ phases (int n, struct ring *r)
     }
 }
 
+/* --glibc: the raw chain, then what __spawni_uring adds to it, one piece
+   more in each way; the ways take turns, one spawn+wait each, each round
+   starting with the next way.  */
+enum gway { G_RAW, G_ATTR, G_CHECKS, G_MASK, NGWAYS };
+static const char *const gway_name[NGWAYS] =
+  {
+    "raw chain (CLONE, EXEC)",
+    "+ attribute struct, SETSIGMASK",
+    "+ prctl (PR_GET_SECCOMP), gettid",
+    "+ signals blocked, mask restored",
+  };
+
+static void
+glibc_once (enum gway g, struct ring *r)
+{
+  static struct io_uring_spawn_attr attr =
+    { .flags = IORING_SPAWN_ATTR_SETSIGMASK };
+  sigset_t all, old;
+  clone_attr = g >= G_ATTR ? &attr : NULL;
+  if (g >= G_CHECKS
+      && (syscall (SYS_prctl, PR_GET_SECCOMP) != 0
+	  || syscall (SYS_gettid) != getpid ()))
+    {
+      fprintf (stderr, "ring-cost: under seccomp, or not the main thread\n");
+      exit (1);
+    }
+  if (g >= G_MASK)
+    {
+      sigfillset (&all);
+      syscall (SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, _NSIG / 8);
+    }
+  pid_t pid = spawn (r);
+  if (g >= G_MASK)
+    syscall (SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+  clone_attr = NULL;
+  reap (pid);
+}
+
+/* The median of N runs of CALL, in us.  */
+static double
+call_median (int n, uint64_t *t, void (*call) (void))
+{
+  for (int i = 0; i < n; i++)
+    {
+      uint64_t t0 = now_ns ();
+      call ();
+      t[i] = now_ns () - t0;
+    }
+  qsort (t, n, sizeof (*t), cmp_u64);
+  return t[n / 2] / 1e3;
+}
+
+static void
+call_prctl (void)
+{
+  syscall (SYS_prctl, PR_GET_SECCOMP);
+}
+
+static void
+call_gettid (void)
+{
+  syscall (SYS_gettid);
+}
+
+static void
+call_mask_pair (void)
+{
+  sigset_t all, old;
+  sigfillset (&all);
+  syscall (SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, _NSIG / 8);
+  syscall (SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
+}
+
+static void
+call_nothing (void)
+{
+}
+
+static void
+glibc_split (int n, struct ring *r)
+{
+  uint64_t *d[NGWAYS];
+  for (int g = 0; g < NGWAYS; g++)
+    d[g] = calloc (n, sizeof (uint64_t));
+  for (int i = 0; i < n / 10; i++)
+    for (int g = 0; g < NGWAYS; g++)
+      glibc_once (g, r);
+  /* Each round starts with another way, so that each follows each of
+     the others as often: work one spawn leaves (its child's release, the
+     ring's deferred work) lands on all alike.  */
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < NGWAYS; k++)
+      {
+	int g = (i + k) % NGWAYS;
+	uint64_t t0 = now_ns ();
+	glibc_once (g, r);
+	d[g][i] = now_ns () - t0;
+      }
+  printf ("ring-cost --glibc: %d spawn+wait each, ways interleaved,"
+	  " CLOCK_MONOTONIC, v3 interface%s\n", n,
+	  clone_spawn_flags ? ", descriptor snapshot" : "");
+  double prev = 0;
+  for (int g = 0; g < NGWAYS; g++)
+    {
+      qsort (d[g], n, sizeof (uint64_t), cmp_u64);
+      double med = d[g][n / 2] / 1e3;
+      printf ("%-36s median %8.1f us", gway_name[g], med);
+      if (g > 0)
+	printf ("  (%+.1f)", med - prev);
+      printf ("\n");
+      prev = med;
+    }
+  double none = call_median (n, d[0], call_nothing);
+  printf ("%-36s median %8.2f us\n", "prctl (PR_GET_SECCOMP) alone",
+	  call_median (n, d[0], call_prctl) - none);
+  printf ("%-36s median %8.2f us\n", "gettid alone",
+	  call_median (n, d[0], call_gettid) - none);
+  printf ("%-36s median %8.2f us\n", "rt_sigprocmask block + restore",
+	  call_median (n, d[0], call_mask_pair) - none);
+}
+
+/* --first: a thread's first ring and spawn, in N fresh processes (made
+   by fork, not measured): the ring's mmap, madvise and io_uring_setup
+   (which also makes the task's io_uring context), the first spawn+wait
+   through it, and a second one.  */
+enum { F_MMAP, F_MADVISE, F_SETUP, F_FIRST, F_SECOND, NFSTEPS };
+static const char *const fstep_name[NFSTEPS] =
+  {
+    "mmap (the ring's pages)", "madvise (MADV_WIPEONFORK)",
+    "io_uring_setup", "first spawn+wait", "second spawn+wait",
+  };
+
+static void
+first_once (uint64_t d[NFSTEPS])
+{
+  int pipefd[2];
+  if (pipe (pipefd) != 0)
+    {
+      perror ("pipe");
+      exit (1);
+    }
+  pid_t pid = fork ();
+  if (pid < 0)
+    {
+      perror ("fork");
+      exit (1);
+    }
+  if (pid == 0)
+    {
+      uint64_t t[NFSTEPS + 1];
+      struct ring r;
+      t[0] = now_ns ();
+      ring_open (&r, false, &t[1]);
+      reap (spawn (&r));
+      t[4] = now_ns ();
+      reap (spawn (&r));
+      t[5] = now_ns ();
+      for (int k = 0; k < NFSTEPS; k++)
+	d[k] = t[k + 1] - t[k];
+      ssize_t len = NFSTEPS * sizeof (uint64_t);
+      _exit (write (pipefd[1], d, len) == len ? 0 : 1);
+    }
+  close (pipefd[1]);
+  ssize_t len = NFSTEPS * sizeof (uint64_t);
+  if (read (pipefd[0], d, len) != len)
+    {
+      fprintf (stderr, "ring-cost: no times from the fresh process\n");
+      exit (1);
+    }
+  close (pipefd[0]);
+  reap (pid);
+}
+
+static void
+first_split (int n)
+{
+  uint64_t *d[NFSTEPS];
+  for (int k = 0; k < NFSTEPS; k++)
+    d[k] = calloc (n, sizeof (uint64_t));
+  uint64_t one[NFSTEPS];
+  for (int i = 0; i < n / 10; i++)
+    first_once (one);
+  for (int i = 0; i < n; i++)
+    {
+      first_once (one);
+      for (int k = 0; k < NFSTEPS; k++)
+	d[k][i] = one[k];
+    }
+  printf ("ring-cost --first: %d fresh processes, CLOCK_MONOTONIC,"
+	  " v3 interface%s\n", n,
+	  clone_spawn_flags ? ", descriptor snapshot" : "");
+  for (int k = 0; k < NFSTEPS; k++)
+    {
+      qsort (d[k], n, sizeof (uint64_t), cmp_u64);
+      printf ("%-36s median %8.1f us\n", fstep_name[k], d[k][n / 2] / 1e3);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -418,10 +646,15 @@ main (int argc, char **argv)
   child_argv[0] = self;
   child_argv[1] = (char *) "-c";
   bool by_phase = argc > 1 && strcmp (argv[1], "--phases") == 0;
-  int n = argc > 1 + by_phase ? atoi (argv[1 + by_phase]) : 2000;
+  bool by_glibc = argc > 1 && strcmp (argv[1], "--glibc") == 0;
+  bool by_first = argc > 1 && strcmp (argv[1], "--first") == 0;
+  int mode = by_phase || by_glibc || by_first;
+  int n = argc > 1 + mode ? atoi (argv[1 + mode]) : 2000;
   if (n < 10)
     {
-      fprintf (stderr, "usage: ring-cost [--phases] [ITERATIONS >= 10]\n");
+      fprintf (stderr,
+	       "usage: ring-cost [--phases | --glibc | --first]"
+	       " [ITERATIONS >= 10]\n");
       return 2;
     }
   /* As glibc (spawni-uring.c, path_may_name_fd): the snapshot for an
@@ -430,15 +663,25 @@ main (int argc, char **argv)
       && self[0] == '/' && strncmp (self, "/proc/", 6) != 0
       && strncmp (self, "/dev/", 5) != 0)
     clone_spawn_flags = IORING_CLONE_FD_SNAPSHOT;
+  if (by_first)
+    {
+      first_split (n);
+      return 0;
+    }
   uint64_t *t = calloc (n, sizeof (*t));
   struct ring cached, cached_fd;
-  ring_open (&cached, false);
+  ring_open (&cached, false, NULL);
   if (by_phase)
     {
       phases (n, &cached);
       return 0;
     }
-  ring_open (&cached_fd, true);
+  if (by_glibc)
+    {
+      glibc_split (n, &cached);
+      return 0;
+    }
+  ring_open (&cached_fd, true, NULL);
   printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC, v3 interface%s\n",
 	  n, clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int way = 0; way < NWAYS; way++)
