@@ -284,12 +284,20 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* The median of the N times T (sorted here), in us.  */
+static double
+median_us (uint64_t *t, int n)
+{
+  qsort (t, n, sizeof (*t), cmp_u64);
+  return t[n / 2] / 1e3;
+}
+
 static void
 report (const char *what, uint64_t *t, int n, uint64_t total)
 {
-  qsort (t, n, sizeof (*t), cmp_u64);
+  double med = median_us (t, n);
   printf ("%-34s mean %8.1f us  median %8.1f us\n", what,
-	  total / 1e3 / n, t[n / 2] / 1e3);
+	  total / 1e3 / n, med);
 }
 
 /* The ways of running one iteration; WAY is its number, R the cached
@@ -432,8 +440,7 @@ phases (int n, struct ring *r)
       printf ("%-30s", mech_name[m]);
       for (int k = 0; k < 3; k++)
 	{
-	  qsort (d[k], n, sizeof (uint64_t), cmp_u64);
-	  printf (" %12.1f", d[k][n / 2] / 1e3);
+	  printf (" %12.1f", median_us (d[k], n));
 	}
       printf ("\n");
     }
@@ -487,8 +494,7 @@ call_median (int n, uint64_t *t, void (*call) (void))
       call ();
       t[i] = now_ns () - t0;
     }
-  qsort (t, n, sizeof (*t), cmp_u64);
-  return t[n / 2] / 1e3;
+  return median_us (t, n);
 }
 
 static void
@@ -543,8 +549,7 @@ glibc_split (int n, struct ring *r)
   double prev = 0;
   for (int g = 0; g < NGWAYS; g++)
     {
-      qsort (d[g], n, sizeof (uint64_t), cmp_u64);
-      double med = d[g][n / 2] / 1e3;
+      double med = median_us (d[g], n);
       printf ("%-36s median %8.1f us", gway_name[g], med);
       if (g > 0)
 	printf ("  (%+.1f)", med - prev);
@@ -575,7 +580,8 @@ static void
 first_once (uint64_t d[NFSTEPS])
 {
   int pipefd[2];
-  if (pipe (pipefd) != 0)
+  /* Close-on-exec: the spawns measured carry no descriptor of ours.  */
+  if (pipe2 (pipefd, O_CLOEXEC) != 0)
     {
       perror ("pipe");
       exit (1);
@@ -590,6 +596,11 @@ first_once (uint64_t d[NFSTEPS])
     {
       uint64_t t[NFSTEPS + 1];
       struct ring r;
+      /* This frame's copy-on-write faults before the clock starts (an
+	 exec'd process does not pay them); explicit_bzero is not
+	 optimized away.  */
+      explicit_bzero (t, sizeof t);
+      explicit_bzero (&r, sizeof r);
       t[0] = now_ns ();
       ring_open (&r, false, &t[1]);
       reap (spawn (&r));
@@ -632,8 +643,7 @@ first_split (int n)
 	  clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int k = 0; k < NFSTEPS; k++)
     {
-      qsort (d[k], n, sizeof (uint64_t), cmp_u64);
-      printf ("%-36s median %8.1f us\n", fstep_name[k], d[k][n / 2] / 1e3);
+      printf ("%-36s median %8.1f us\n", fstep_name[k], median_us (d[k], n));
     }
 }
 
