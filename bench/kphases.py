@@ -7,6 +7,12 @@ patches/kernel, and ring-cost built against its UAPI headers):
     VM_SMP=1 ./build.sh vm --icount -- python3 bench/kphases.py \\
         build/bench/bin/ring-cost 500
 
+With --first it splits a thread's first ring instead: it runs
+`ring-cost --first N` (N fresh processes, each making the ring as glibc
+does and spawning twice through it) and probes what io_uring_setup()
+and the ring's mmap() and madvise() run (FIRST_FUNCS); the figures are
+per fresh process.
+
 It runs `ring-cost --phases N` twice: once plain (its medians: the
 spawning call, the wait for the chain's CQEs, waitpid), once with a
 kprobe and a kretprobe on each kernel function below.  ring-cost marks
@@ -40,6 +46,13 @@ FUNCS = ["kernel_clone", "copy_process", "mm_init", "dup_fd", "dup_fd_exec",
          "io_spawn_clone_tw", "do_execveat_common", "begin_new_exec",
          "load_elf_binary", "exit_mmap", "exit_files", "release_task"]
 CLONE = re.compile(r"^(?:\.(?:isra|constprop|part)\.\d+)+$")
+# --first: the ring's set-up, from the system calls down.
+FIRST_FUNCS = ["ksys_mmap_pgoff", "do_madvise", "io_uring_setup",
+               "io_prepare_config", "percpu_ref_init", "io_alloc_cache_init",
+               "io_create_region", "io_pin_pages", "io_sq_offload_create",
+               "anon_inode_create_getfile", "__io_uring_add_tctx_node",
+               "io_uring_alloc_task_context", "io_wq_create",
+               "io_ring_add_registered_file"]
 MECHS = ["CLONE+EXEC chain", "CLONE+EXEC chain, exec fails",
          "vfork+execve", "vfork+execve, exec fails"]
 
@@ -138,39 +151,49 @@ def analyse(lines, n, probed):
                 if a is not None and b is not None and a <= t0 <= b:
                     per[(m, func)][0] += 1
                     per[(m, func)][1] += ts - t0
-    print(f"\nkernel functions, per spawn (mean of {n}; µs of the guest clock, "
-          "inclusive of what they call)")
+    unit = "fresh process" if FUNCS is FIRST_FUNCS else "spawn"
+    print(f"\nkernel functions, per {unit} (mean of {n}; µs of the guest "
+          "clock, inclusive of what they call)")
     for m in sorted(windows):
         a, na, b, nb = windows[m]
         if None in (a, na, b, nb) or b == a:
             continue
         scale = (nb - na) / (b - a)     # guest ns per tsc tick
-        print(f"\n{MECHS[m]}: {(nb - na) / n / 1e3:.1f} µs per spawn+wait "
-              "(probed)")
-        print(f"  {'function':<20} {'calls/spawn':>11} {'µs/call':>9} {'µs/spawn':>9}")
+        if unit == "spawn":
+            print(f"\n{MECHS[m]}: {(nb - na) / n / 1e3:.1f} µs per spawn+wait "
+                  "(probed)")
+        else:
+            print(f"\nfresh process (fork, ring, two spawn+wait, exit): "
+                  f"{(nb - na) / n / 1e3:.1f} µs each (probed)")
+        print(f"  {'function':<27} {'calls/' + unit:>11} {'µs/call':>9} {'µs/' + unit:>9}")
         for f in probed:
             calls, tsc = per.get((m, f), (0, 0))
             if calls == 0:
                 continue
             us = tsc * scale / 1e3
-            print(f"  {f:<20} {calls / n:>11.2f} {us / calls:>9.1f} {us / n:>9.1f}")
+            print(f"  {f:<27} {calls / n:>11.2f} {us / calls:>9.1f} {us / n:>9.1f}")
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: kphases.py RING-COST N")
-    n = int(sys.argv[2])
+    global FUNCS
+    args = sys.argv[1:]
+    mode = "--phases"
+    if args[:1] == ["--first"]:
+        mode, FUNCS = args.pop(0), FIRST_FUNCS
+    if len(args) != 2:
+        sys.exit("usage: kphases.py [--first] RING-COST N")
+    n = int(args[1])
     # From tmpfs: an exec that reads over 9p makes the idle guest skip
     # ahead to its next timer under -icount sleep=off.
     prog = "/tmp/kphases-ring-cost"
-    shutil.copy(sys.argv[1], prog)
+    shutil.copy(args[0], prog)
     print("plain:", flush=True)
-    subprocess.run(["taskset", "-c", "0", prog, "--phases", str(n)], check=True)
+    subprocess.run(["taskset", "-c", "0", prog, mode, str(n)], check=True)
     probed = setup()
     try:
         print("\nprobed:", flush=True)
         w("tracing_on", "1")
-        subprocess.run(["taskset", "-c", "0", prog, "--phases", str(n)],
+        subprocess.run(["taskset", "-c", "0", prog, mode, str(n)],
                        check=True)
         w("tracing_on", "0")
         with open(os.path.join(T, "trace")) as f:

@@ -40,7 +40,23 @@
 
    splits a thread's first spawn through a ring of its own, in fresh
    processes: the ring's mmap, madvise and io_uring_setup, the first
-   spawn+wait and a second one.
+   spawn+wait and a second one.  It marks the measured processes in
+   trace_marker as --phases does (bench/kphases.py --first splits the
+   kernel's part).
+
+     ring-cost --design [ITERATIONS [CHILD]]
+
+   prices the design choices a spawn can do without, on this kernel, the
+   ways interleaved as for --glibc: the chain as glibc submits it (the
+   ring with DEFER_TASKRUN, the clone with the descriptor snapshot), then
+   the same with a ring without DEFER_TASKRUN, without the snapshot, with
+   setsid, a signal mask and every handler reset carried in the clone's
+   attribute struct, and with an EXEC that fails (ENOENT, a PATH search's
+   miss) before the one that succeeds: the two share the chain's one
+   copy of argv and envp.  CHILD (default: this program) is the program
+   the chains execute: the benchmark's static child without a C library
+   (bench/child-exit.c) makes each spawn+wait cheaper, and so the
+   differences clearer.
 
      ring-cost --phases [ITERATIONS]
 
@@ -91,6 +107,8 @@ struct ring
 };
 
 static char *self;
+/* --design: the ring is made without DEFER_TASKRUN.  */
+static bool ring_no_defer;
 
 static uint64_t
 now_ns (void)
@@ -126,7 +144,8 @@ ring_open (struct ring *r, bool fd, uint64_t *stamps)
     {
       .flags = (IORING_SETUP_NO_MMAP
 		| (fd ? 0 : IORING_SETUP_REGISTERED_FD_ONLY)
-		| IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+		| IORING_SETUP_SINGLE_ISSUER
+		| (ring_no_defer ? 0 : IORING_SETUP_DEFER_TASKRUN)
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
       .cq_entries = ENTRIES,
     };
@@ -213,15 +232,23 @@ static unsigned int clone_spawn_flags;
 /* The clone's attribute struct, or none (--glibc sets it).  */
 static struct io_uring_spawn_attr *clone_attr;
 
-/* Write CLONE, then EXEC of "PATH -c", after the SQ tail.  */
-static void
+/* --design: an EXEC of MISSING as a PATH candidate comes before the
+   one that succeeds.  */
+static bool chain_miss_first;
+/* A name beside this program that does not exist: its lookup fails
+   where this program is (tmpfs, in the VM), not on the 9p root, whose
+   lookup makes the idle guest skip ahead to its next timer under
+   -icount sleep=off.  */
+static char missing[4096];
+
+/* Write CLONE, then EXEC of "PATH -c", after the SQ tail; return the
+   number of SQEs.  */
+static unsigned int
 chain_write (struct ring *r, const char *path)
 {
   static struct clone_args ca = { .exit_signal = SIGCHLD };
-  /* Chains of two in a ring of 64 never wrap.  */
-  unsigned int base = *r->sq_tail % ENTRIES;
-  struct io_uring_sqe *sqe = &r->sqes[base];
-  memset (sqe, 0, 2 * sizeof (*sqe));
+  /* Where the ring's SQ wraps, the SQEs of a chain of three do too.  */
+  struct io_uring_sqe sqe[3] = { 0 }, *s = sqe;
   sqe[0].opcode = IORING_OP_CLONE;
   sqe[0].flags = IOSQE_IO_LINK;
   sqe[0].addr = (uintptr_t) &ca;
@@ -233,12 +260,28 @@ chain_write (struct ring *r, const char *path)
       sqe[0].optlen = sizeof (*clone_attr);
     }
   sqe[0].spawn_flags = clone_spawn_flags;
-  sqe[1].opcode = IORING_OP_EXEC;
-  sqe[1].fd = AT_FDCWD;
-  sqe[1].addr = (uintptr_t) path;
-  sqe[1].addr2 = (uintptr_t) child_argv;
-  sqe[1].addr3 = (uintptr_t) child_envp;
-  sqe[1].user_data = 1;
+  if (chain_miss_first)
+    {
+      s++;
+      s[0].opcode = IORING_OP_EXEC;
+      s[0].flags = IOSQE_IO_LINK;
+      s[0].spawn_flags = IORING_EXEC_SEARCH;
+      s[0].fd = AT_FDCWD;
+      s[0].addr = (uintptr_t) missing;
+      s[0].addr2 = (uintptr_t) child_argv;
+      s[0].addr3 = (uintptr_t) child_envp;
+      s[0].user_data = 2;
+    }
+  s[1].opcode = IORING_OP_EXEC;
+  s[1].fd = AT_FDCWD;
+  s[1].addr = (uintptr_t) path;
+  s[1].addr2 = (uintptr_t) child_argv;
+  s[1].addr3 = (uintptr_t) child_envp;
+  s[1].user_data = 1;
+  unsigned int n = s + 2 - sqe;
+  for (unsigned int i = 0; i < n; i++)
+    r->sqes[(*r->sq_tail + i) % ENTRIES] = sqe[i];
+  return n;
 }
 
 static pid_t
@@ -252,12 +295,14 @@ checked_pid (int res)
   return res;
 }
 
-/* CLONE, then EXEC of "SELF -c"; return the pid.  */
+/* The program the chains execute (--design may name another).  */
+static const char *child_path;
+
+/* CLONE, then EXEC of CHILD_PATH; return the pid.  */
 static pid_t
 spawn (struct ring *r)
 {
-  chain_write (r, self);
-  return checked_pid (ring_run (r, 2));
+  return checked_pid (ring_run (r, chain_write (r, child_path)));
 }
 
 static void
@@ -339,12 +384,6 @@ iterate (enum way way, struct ring *cached, struct ring *cached_fd)
     }
 }
 
-/* A name beside this program that does not exist: its lookup fails
-   where this program is (tmpfs, in the VM), not on the 9p root, whose
-   lookup makes the idle guest skip ahead to its next timer under
-   -icount sleep=off.  */
-static char missing[4096];
-
 /* --phases: where the time of a spawn+wait goes, for the chain and for
    vfork, with an exec that succeeds and one that fails (ENOENT: the
    process is created and dies without an exec; the chain's child is
@@ -370,8 +409,7 @@ phases_once (enum mech m, struct ring *r, uint64_t t[4])
   t[0] = now_ns ();
   if (m == M_CHAIN || m == M_CHAIN_FAIL)
     {
-      chain_write (r, path);
-      ring_submit (r, 2, false);
+      ring_submit (r, chain_write (r, path), false);
       t[1] = now_ns ();
       pid = checked_pid (ring_reap (r, 2));
       t[2] = now_ns ();
@@ -417,7 +455,6 @@ static void
 phases (int n, struct ring *r)
 {
   marker_fd = open ("/sys/kernel/tracing/trace_marker", O_WRONLY | O_CLOEXEC);
-  snprintf (missing, sizeof missing, "%s.nonexistent", self);
   uint64_t *d[3];
   for (int k = 0; k < 3; k++)
     d[k] = calloc (n, sizeof (uint64_t));
@@ -565,6 +602,75 @@ glibc_split (int n, struct ring *r)
 	  call_median (n, d[0], call_mask_pair) - none);
 }
 
+/* --design: glibc's chain, then the same without one of the design's
+   choices, or with more to do; the ways interleaved as for --glibc.  */
+enum dway { D_GLIBC, D_NO_DEFER, D_NO_SNAPSHOT, D_ATTRS, D_MISS, NDWAYS };
+static const char *const dway_name[NDWAYS] =
+  {
+    "glibc's ring and chain",
+    "ring without DEFER_TASKRUN",
+    "clone without the fd snapshot",
+    "setsid, mask, all handlers reset",
+    "a failing EXEC first (ENOENT)",
+  };
+
+static void
+design_once (enum dway d, struct ring *r, struct ring *r_no_defer)
+{
+  static struct io_uring_spawn_attr attr =
+    {
+      .flags = (IORING_SPAWN_ATTR_SETSID | IORING_SPAWN_ATTR_SETSIGMASK
+		| IORING_SPAWN_ATTR_SETSIGDEF),
+      .sigdefault = ~0ULL,
+    };
+  unsigned int flags = clone_spawn_flags;
+  if (d == D_NO_SNAPSHOT)
+    clone_spawn_flags = 0;
+  clone_attr = d == D_ATTRS ? &attr : NULL;
+  chain_miss_first = d == D_MISS;
+  pid_t pid = spawn (d == D_NO_DEFER ? r_no_defer : r);
+  clone_spawn_flags = flags;
+  clone_attr = NULL;
+  chain_miss_first = false;
+  reap (pid);
+}
+
+static void
+design_split (int n, struct ring *r)
+{
+  struct ring r_no_defer;
+  ring_no_defer = true;
+  ring_open (&r_no_defer, false, NULL);
+  ring_no_defer = false;
+  uint64_t *d[NDWAYS];
+  for (int w = 0; w < NDWAYS; w++)
+    d[w] = calloc (n, sizeof (uint64_t));
+  for (int i = 0; i < n / 10; i++)
+    for (int w = 0; w < NDWAYS; w++)
+      design_once (w, r, &r_no_defer);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < NDWAYS; k++)
+      {
+	int w = (i + k) % NDWAYS;
+	uint64_t t0 = now_ns ();
+	design_once (w, r, &r_no_defer);
+	d[w][i] = now_ns () - t0;
+      }
+  printf ("ring-cost --design: %d spawn+wait each of %s, ways interleaved,"
+	  " CLOCK_MONOTONIC, v3 interface%s\n", n, child_path,
+	  clone_spawn_flags ? ", descriptor snapshot" : "");
+  double base = median_us (d[D_GLIBC], n);
+  for (int w = 0; w < NDWAYS; w++)
+    {
+      double med = median_us (d[w], n);
+      printf ("%-36s median %8.1f us", dway_name[w], med);
+      if (w > 0)
+	printf ("  (%+.1f)", med - base);
+      printf ("\n");
+    }
+  ring_close (&r_no_defer);
+}
+
 /* --first: a thread's first ring and spawn, in N fresh processes (made
    by fork, not measured): the ring's mmap, madvise and io_uring_setup
    (which also makes the task's io_uring context), the first spawn+wait
@@ -632,12 +738,16 @@ first_split (int n)
   uint64_t one[NFSTEPS];
   for (int i = 0; i < n / 10; i++)
     first_once (one);
+  /* For kphases.py --first, as for --phases.  */
+  marker_fd = open ("/sys/kernel/tracing/trace_marker", O_WRONLY | O_CLOEXEC);
+  marker ("begin", 0);
   for (int i = 0; i < n; i++)
     {
       first_once (one);
       for (int k = 0; k < NFSTEPS; k++)
 	d[k][i] = one[k];
     }
+  marker ("end", 0);
   printf ("ring-cost --first: %d fresh processes, CLOCK_MONOTONIC,"
 	  " v3 interface%s\n", n,
 	  clone_spawn_flags ? ", descriptor snapshot" : "");
@@ -653,25 +763,28 @@ main (int argc, char **argv)
   if (argc > 1 && strcmp (argv[1], "-c") == 0)
     return 0;
   self = argv[0];
-  child_argv[0] = self;
-  child_argv[1] = (char *) "-c";
   bool by_phase = argc > 1 && strcmp (argv[1], "--phases") == 0;
   bool by_glibc = argc > 1 && strcmp (argv[1], "--glibc") == 0;
   bool by_first = argc > 1 && strcmp (argv[1], "--first") == 0;
-  int mode = by_phase || by_glibc || by_first;
+  bool by_design = argc > 1 && strcmp (argv[1], "--design") == 0;
+  int mode = by_phase || by_glibc || by_first || by_design;
   int n = argc > 1 + mode ? atoi (argv[1 + mode]) : 2000;
-  if (n < 10)
+  child_path = by_design && argc > 2 + mode ? argv[2 + mode] : self;
+  if (n < 10 || argc > 2 + mode + by_design)
     {
       fprintf (stderr,
-	       "usage: ring-cost [--phases | --glibc | --first]"
-	       " [ITERATIONS >= 10]\n");
+	       "usage: ring-cost [--phases | --glibc | --first] [ITERATIONS >= 10]\n"
+	       "       ring-cost --design [ITERATIONS >= 10 [CHILD]]\n");
       return 2;
     }
+  child_argv[0] = (char *) child_path;
+  child_argv[1] = (char *) "-c";
+  snprintf (missing, sizeof missing, "%s.nonexistent", self);
   /* As glibc (spawni-uring.c, path_may_name_fd): the snapshot for an
      absolute path outside /proc and /dev.  */
   if ((getauxval (AT_IO_URING_SPAWN) & IORING_SPAWN_F_FD_SNAPSHOT)
-      && self[0] == '/' && strncmp (self, "/proc/", 6) != 0
-      && strncmp (self, "/dev/", 5) != 0)
+      && child_path[0] == '/' && strncmp (child_path, "/proc/", 6) != 0
+      && strncmp (child_path, "/dev/", 5) != 0)
     clone_spawn_flags = IORING_CLONE_FD_SNAPSHOT;
   if (by_first)
     {
@@ -689,6 +802,11 @@ main (int argc, char **argv)
   if (by_glibc)
     {
       glibc_split (n, &cached);
+      return 0;
+    }
+  if (by_design)
+    {
+      design_split (n, &cached);
       return 0;
     }
   ring_open (&cached_fd, true, NULL);
