@@ -241,6 +241,18 @@ static bool chain_miss_first;
    -icount sleep=off.  */
 static char missing[4096];
 
+/* Make SQE an EXEC of PATH with the child's argv and envp.  */
+static void
+exec_write (struct io_uring_sqe *sqe, const char *path, uint64_t user_data)
+{
+  sqe->opcode = IORING_OP_EXEC;
+  sqe->fd = AT_FDCWD;
+  sqe->addr = (uintptr_t) path;
+  sqe->addr2 = (uintptr_t) child_argv;
+  sqe->addr3 = (uintptr_t) child_envp;
+  sqe->user_data = user_data;
+}
+
 /* Write CLONE, then EXEC of "PATH -c", after the SQ tail; return the
    number of SQEs.  */
 static unsigned int
@@ -262,23 +274,12 @@ chain_write (struct ring *r, const char *path)
   sqe[0].spawn_flags = clone_spawn_flags;
   if (chain_miss_first)
     {
-      s++;
-      s[0].opcode = IORING_OP_EXEC;
-      s[0].flags = IOSQE_IO_LINK;
-      s[0].spawn_flags = IORING_EXEC_SEARCH;
-      s[0].fd = AT_FDCWD;
-      s[0].addr = (uintptr_t) missing;
-      s[0].addr2 = (uintptr_t) child_argv;
-      s[0].addr3 = (uintptr_t) child_envp;
-      s[0].user_data = 2;
+      exec_write (++s, missing, 2);
+      s->flags = IOSQE_IO_LINK;
+      s->spawn_flags = IORING_EXEC_SEARCH;
     }
-  s[1].opcode = IORING_OP_EXEC;
-  s[1].fd = AT_FDCWD;
-  s[1].addr = (uintptr_t) path;
-  s[1].addr2 = (uintptr_t) child_argv;
-  s[1].addr3 = (uintptr_t) child_envp;
-  s[1].user_data = 1;
-  unsigned int n = s + 2 - sqe;
+  exec_write (++s, path, 1);
+  unsigned int n = s + 1 - sqe;
   for (unsigned int i = 0; i < n; i++)
     r->sqes[(*r->sq_tail + i) % ENTRIES] = sqe[i];
   return n;
@@ -483,6 +484,48 @@ phases (int n, struct ring *r)
     }
 }
 
+/* --glibc and --design: run ONCE (WAY, ARG) for each of the NWAYS ways
+   N times, after N / 10 rounds of warm-up; D[WAY][I] gets the times.
+   Each round starts with another way, so that each follows each of the
+   others as often: work one spawn leaves (its child's release, the
+   ring's deferred work) lands on all alike.  */
+static void
+interleave (int n, int nways, void (*once) (int, void *), void *arg,
+	    uint64_t **d)
+{
+  for (int i = 0; i < n / 10; i++)
+    for (int w = 0; w < nways; w++)
+      once (w, arg);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < nways; k++)
+      {
+	int w = (i + k) % nways;
+	uint64_t t0 = now_ns ();
+	once (w, arg);
+	d[w][i] = now_ns () - t0;
+      }
+}
+
+/* Print each way's median and its difference to the way before (or,
+   with TO_FIRST, to the first).  */
+static void
+print_ways (int n, int nways, const char *const *name, uint64_t **d,
+	    bool to_first)
+{
+  double first = 0, prev = 0;
+  for (int w = 0; w < nways; w++)
+    {
+      double med = median_us (d[w], n);
+      printf ("%-36s median %8.1f us", name[w], med);
+      if (w > 0)
+	printf ("  (%+.1f)", med - (to_first ? first : prev));
+      printf ("\n");
+      if (w == 0)
+	first = med;
+      prev = med;
+    }
+}
+
 /* --glibc: the raw chain, then what __spawni_uring adds to it, one piece
    more in each way; the ways take turns, one spawn+wait each, each round
    starting with the next way.  */
@@ -496,8 +539,9 @@ static const char *const gway_name[NGWAYS] =
   };
 
 static void
-glibc_once (enum gway g, struct ring *r)
+glibc_once (int g, void *arg)
 {
+  struct ring *r = arg;
   static struct io_uring_spawn_attr attr =
     { .flags = IORING_SPAWN_ATTR_SETSIGMASK };
   sigset_t all, old;
@@ -566,33 +610,11 @@ glibc_split (int n, struct ring *r)
   uint64_t *d[NGWAYS];
   for (int g = 0; g < NGWAYS; g++)
     d[g] = calloc (n, sizeof (uint64_t));
-  for (int i = 0; i < n / 10; i++)
-    for (int g = 0; g < NGWAYS; g++)
-      glibc_once (g, r);
-  /* Each round starts with another way, so that each follows each of
-     the others as often: work one spawn leaves (its child's release, the
-     ring's deferred work) lands on all alike.  */
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < NGWAYS; k++)
-      {
-	int g = (i + k) % NGWAYS;
-	uint64_t t0 = now_ns ();
-	glibc_once (g, r);
-	d[g][i] = now_ns () - t0;
-      }
+  interleave (n, NGWAYS, glibc_once, r, d);
   printf ("ring-cost --glibc: %d spawn+wait each, ways interleaved,"
 	  " CLOCK_MONOTONIC, v3 interface%s\n", n,
 	  clone_spawn_flags ? ", descriptor snapshot" : "");
-  double prev = 0;
-  for (int g = 0; g < NGWAYS; g++)
-    {
-      double med = median_us (d[g], n);
-      printf ("%-36s median %8.1f us", gway_name[g], med);
-      if (g > 0)
-	printf ("  (%+.1f)", med - prev);
-      printf ("\n");
-      prev = med;
-    }
+  print_ways (n, NGWAYS, gway_name, d, false);
   double none = call_median (n, d[0], call_nothing);
   printf ("%-36s median %8.2f us\n", "prctl (PR_GET_SECCOMP) alone",
 	  call_median (n, d[0], call_prctl) - none);
@@ -614,9 +636,17 @@ static const char *const dway_name[NDWAYS] =
     "a failing EXEC first (ENOENT)",
   };
 
-static void
-design_once (enum dway d, struct ring *r, struct ring *r_no_defer)
+/* The two rings of --design: glibc's, and one without DEFER_TASKRUN.  */
+struct design_rings
 {
+  struct ring *glibc;
+  struct ring no_defer;
+};
+
+static void
+design_once (int d, void *arg)
+{
+  struct design_rings *rings = arg;
   static struct io_uring_spawn_attr attr =
     {
       .flags = (IORING_SPAWN_ATTR_SETSID | IORING_SPAWN_ATTR_SETSIGMASK
@@ -628,7 +658,7 @@ design_once (enum dway d, struct ring *r, struct ring *r_no_defer)
     clone_spawn_flags = 0;
   clone_attr = d == D_ATTRS ? &attr : NULL;
   chain_miss_first = d == D_MISS;
-  pid_t pid = spawn (d == D_NO_DEFER ? r_no_defer : r);
+  pid_t pid = spawn (d == D_NO_DEFER ? &rings->no_defer : rings->glibc);
   clone_spawn_flags = flags;
   clone_attr = NULL;
   chain_miss_first = false;
@@ -638,37 +668,19 @@ design_once (enum dway d, struct ring *r, struct ring *r_no_defer)
 static void
 design_split (int n, struct ring *r)
 {
-  struct ring r_no_defer;
+  struct design_rings rings = { .glibc = r };
   ring_no_defer = true;
-  ring_open (&r_no_defer, false, NULL);
+  ring_open (&rings.no_defer, false, NULL);
   ring_no_defer = false;
   uint64_t *d[NDWAYS];
   for (int w = 0; w < NDWAYS; w++)
     d[w] = calloc (n, sizeof (uint64_t));
-  for (int i = 0; i < n / 10; i++)
-    for (int w = 0; w < NDWAYS; w++)
-      design_once (w, r, &r_no_defer);
-  for (int i = 0; i < n; i++)
-    for (int k = 0; k < NDWAYS; k++)
-      {
-	int w = (i + k) % NDWAYS;
-	uint64_t t0 = now_ns ();
-	design_once (w, r, &r_no_defer);
-	d[w][i] = now_ns () - t0;
-      }
+  interleave (n, NDWAYS, design_once, &rings, d);
   printf ("ring-cost --design: %d spawn+wait each of %s, ways interleaved,"
 	  " CLOCK_MONOTONIC, v3 interface%s\n", n, child_path,
 	  clone_spawn_flags ? ", descriptor snapshot" : "");
-  double base = median_us (d[D_GLIBC], n);
-  for (int w = 0; w < NDWAYS; w++)
-    {
-      double med = median_us (d[w], n);
-      printf ("%-36s median %8.1f us", dway_name[w], med);
-      if (w > 0)
-	printf ("  (%+.1f)", med - base);
-      printf ("\n");
-    }
-  ring_close (&r_no_defer);
+  print_ways (n, NDWAYS, dway_name, d, true);
+  ring_close (&rings.no_defer);
 }
 
 /* --first: a thread's first ring and spawn, in N fresh processes (made
