@@ -107,8 +107,10 @@ struct ring
 };
 
 static char *self;
-/* --design: the ring is made without DEFER_TASKRUN.  */
-static bool ring_no_defer;
+/* The set-up flags of glibc's ring that the ways here may leave out:
+   fd-less, one issuer, its completions run when it waits.  */
+#define GLIBC_RING (IORING_SETUP_REGISTERED_FD_ONLY \
+		    | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN)
 
 static uint64_t
 now_ns (void)
@@ -118,16 +120,16 @@ now_ns (void)
   return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The ring glibc makes: fd-less, in pages of our own, one issuer, its
-   completions run when it waits, the pages wiped in a child of fork;
-   with FD, the same ring with a descriptor.  If STAMPS, the times after
-   the mmap, the madvise and the io_uring_setup go there.  */
+/* A ring in pages of our own, wiped in a child of fork, with FLAGS
+   (GLIBC_RING, or some of it: without IORING_SETUP_REGISTERED_FD_ONLY
+   the ring has a descriptor).  If STAMPS, the times after the mmap, the
+   madvise and the io_uring_setup go there.  */
 static void
-ring_open (struct ring *r, bool fd, uint64_t *stamps)
+ring_open (struct ring *r, unsigned int flags, uint64_t *stamps)
 {
   size_t page = sysconf (_SC_PAGESIZE);
   r->size = 2 * page;
-  r->fd = fd;
+  r->fd = !(flags & IORING_SETUP_REGISTERED_FD_ONLY);
   r->mem = mmap (NULL, r->size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (stamps != NULL)
@@ -142,10 +144,7 @@ ring_open (struct ring *r, bool fd, uint64_t *stamps)
     stamps[1] = now_ns ();
   struct io_uring_params p =
     {
-      .flags = (IORING_SETUP_NO_MMAP
-		| (fd ? 0 : IORING_SETUP_REGISTERED_FD_ONLY)
-		| IORING_SETUP_SINGLE_ISSUER
-		| (ring_no_defer ? 0 : IORING_SETUP_DEFER_TASKRUN)
+      .flags = (IORING_SETUP_NO_MMAP | flags
 		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_CQSIZE),
       .cq_entries = ENTRIES,
     };
@@ -365,11 +364,11 @@ iterate (enum way way, struct ring *cached, struct ring *cached_fd)
   switch (way)
     {
     case SETUP_ONLY:
-      ring_open (&r, false, NULL);
+      ring_open (&r, GLIBC_RING, NULL);
       ring_close (&r);
       break;
     case SPAWN_FRESH:
-      ring_open (&r, false, NULL);
+      ring_open (&r, GLIBC_RING, NULL);
       pid_t pid = spawn (&r);
       ring_close (&r);
       reap (pid);
@@ -669,9 +668,8 @@ static void
 design_split (int n, struct ring *r)
 {
   struct design_rings rings = { .glibc = r };
-  ring_no_defer = true;
-  ring_open (&rings.no_defer, false, NULL);
-  ring_no_defer = false;
+  ring_open (&rings.no_defer, GLIBC_RING & ~IORING_SETUP_DEFER_TASKRUN,
+	     NULL);
   uint64_t *d[NDWAYS];
   for (int w = 0; w < NDWAYS; w++)
     d[w] = calloc (n, sizeof (uint64_t));
@@ -720,7 +718,7 @@ first_once (uint64_t d[NFSTEPS])
       explicit_bzero (t, sizeof t);
       explicit_bzero (&r, sizeof r);
       t[0] = now_ns ();
-      ring_open (&r, false, &t[1]);
+      ring_open (&r, GLIBC_RING, &t[1]);
       reap (spawn (&r));
       t[4] = now_ns ();
       reap (spawn (&r));
@@ -805,7 +803,7 @@ main (int argc, char **argv)
     }
   uint64_t *t = calloc (n, sizeof (*t));
   struct ring cached, cached_fd;
-  ring_open (&cached, false, NULL);
+  ring_open (&cached, GLIBC_RING, NULL);
   if (by_phase)
     {
       phases (n, &cached);
@@ -821,7 +819,8 @@ main (int argc, char **argv)
       design_split (n, &cached);
       return 0;
     }
-  ring_open (&cached_fd, true, NULL);
+  ring_open (&cached_fd, GLIBC_RING & ~IORING_SETUP_REGISTERED_FD_ONLY,
+	     NULL);
   printf ("ring-cost: %d iterations each, CLOCK_MONOTONIC, v3 interface%s\n",
 	  n, clone_spawn_flags ? ", descriptor snapshot" : "");
   for (int way = 0; way < NWAYS; way++)
