@@ -573,7 +573,7 @@ _glibc_path_proof ()
       while ((getline line < allowed) > 0)
 	if (line !~ /^#/ && split (line, w, /[ \t]+/) >= 3) ok[w[1] " " w[2]] = 1
     }
-    FNR == 1 { n = split (FILENAME, p, "/"); t = p[n] }
+    FNR == 1 { n = split (FILENAME, p, "/"); t = p[n]; sub (/@[0-9]+$/, "", t) }
     $1 == "chains" { c[t] += $2; f[t] += $3; v[t] += $5; all += $2 }
     END {
       printf "%-32s %8s %8s %8s\n", "test (" where ")", "chains", "failed", "clone" > "/dev/stderr"

@@ -4,12 +4,13 @@
    - CLONE uses addr, len (clone_args), addr2 and optlen (struct
      io_uring_spawn_attr) and spawn_flags (IORING_CLONE_FD_SNAPSHOT
      only); every other field must be zero (fd, addr3, ioprio,
-     buf_index, personality, __pad2), and IOSQE_ASYNC, IOSQE_IO_DRAIN,
-     IOSQE_FIXED_FILE, IOSQE_BUFFER_SELECT, IOSQE_CQE_SKIP_SUCCESS and
-     personalities are -EINVAL;
+     buf_index, personality, __pad2), and IOSQE_ASYNC (also while the
+     ring drains, when io_uring forces every request async itself),
+     IOSQE_FIXED_FILE, IOSQE_CQE_SKIP_SUCCESS and personalities are
+     -EINVAL (IOSQE_BUFFER_SELECT -EOPNOTSUPP, io_uring's own check);
    - EXEC uses fd, addr, addr2 (argv), addr3 (envp), spawn_flags;
-     SPAWN_ACTION's sub-op is cmd_op (the low half of addr2/off, whose
-     high half must be 0) and each sub-op uses its own fields; a field
+     SPAWN_ACTION's sub-op is cmd_op (__pad1, the rest of that word,
+     must be 0) and each sub-op uses its own fields; a field
      an operation does not use, set, is -EINVAL on its CQE (the clone's
      is then -ECANCELED);
    - clone_args: flags beyond CLONE_PIDFD | CLONE_INTO_CGROUP |
@@ -502,6 +503,30 @@ main (void)
   KT_EXPECT_EQ ("clone IOSQE_CQE_SKIP_SUCCESS", st_res[0], -EINVAL);
   st_reap (&st_ring, 1, 1);
   st_no_children ("clone IOSQE_CQE_SKIP_SUCCESS: no child");
+  io_uring_queue_exit (&st_ring);
+
+  /* IOSQE_ASYNC while the ring drains: io_uring then sets every
+     request's REQ_F_FORCE_ASYNC itself, and the first version took
+     that for leave to accept the user's flag (the chain ran).  A ring
+     of its own: the drain state outlives the case.  */
+  st_init (0);
+  st_sqe (&st_ring, IORING_OP_NOP, 63)->flags = IOSQE_IO_DRAIN;
+  c = chain (NULL); c->flags |= IOSQE_ASYNC;
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("clone IOSQE_ASYNC while the ring drains", st_res[0], -EINVAL);
+  if (st_res[0] > 0)
+    st_fate ();
+  KT_EXPECT_EQ ("clone IOSQE_ASYNC while the ring drains: EXEC cancelled",
+		st_res[1], -ECANCELED);
+  st_sqe (&st_ring, IORING_OP_NOP, 63)->flags = IOSQE_IO_DRAIN;
+  chain (&e); e->flags |= IOSQE_ASYNC;
+  st_run (&st_ring, 3);
+  KT_EXPECT_EQ ("exec IOSQE_ASYNC while the ring drains", st_res[1], -EINVAL);
+  if (st_res[0] > 0)
+    st_fate ();
+  KT_EXPECT_EQ ("exec IOSQE_ASYNC while the ring drains: clone cancelled",
+		st_res[0], -ECANCELED);
+  st_no_children ("IOSQE_ASYNC while the ring drains: no child");
   io_uring_queue_exit (&st_ring);
 
   /* Rings that cannot spawn.  */

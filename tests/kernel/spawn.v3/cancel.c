@@ -23,6 +23,16 @@
       blocks reading a FIFO): once the chain's CQEs are in, ASYNC_CANCEL
       of user_data 0 is -ENOENT or -EALREADY, and the program keeps
       running (then, released, exits 0).
+   5. IORING_ASYNC_CANCEL_ANY: every SQE of the chain matches, and the
+      chain counts once (1).  The first version counted the chain once
+      per SQE (3): each pass of io_uring's cancel loop matched a request
+      of the chain not seen yet.
+   6. Two ASYNC_CANCELs of user_data 0 in one submission: the first is
+      1, the second -EALREADY (the child is being killed; the first
+      version counted the chain again, 1).  Its child's exit could post
+      the chain between the two, which also gives -EALREADY: so this
+      case fails on that version only when the second cancel comes
+      first, as it does on one vCPU.
    Notes: the OPEN is the operation the child was in when it was
    killed; the cover letter says the operations "that did not run"
    complete with -ECANCELED and does not say what an interrupted one
@@ -72,10 +82,10 @@ check_cancelled (const char *name, pid_t child)
     kt_fail (n, "status %#x", status);
 }
 
-/* ASYNC_CANCEL of TARGET (user_data 10); the chain's 3 CQEs and the
-   cancel's into st_res.  */
+/* ASYNC_CANCEL of TARGET with FLAGS (user_data 10); the chain's 3 CQEs
+   and the cancel's into st_res.  */
 static void
-async_case (const char *name, unsigned long long target)
+async_case (const char *name, unsigned long long target, unsigned flags)
 {
   pid_t child = blocked_chain ();
   if (child == 0)
@@ -84,7 +94,7 @@ async_case (const char *name, unsigned long long target)
       return;
     }
   struct io_uring_sqe *sqe = io_uring_get_sqe (&st_ring);
-  io_uring_prep_cancel64 (sqe, target, 0);
+  io_uring_prep_cancel64 (sqe, target, flags);
   sqe->user_data = 10;
   io_uring_submit (&st_ring);
   int got = st_reap (&st_ring, 4, 10);
@@ -119,8 +129,35 @@ main (int argc, char **argv)
   if (!st_mkfifo (fifo))
     return kt_exit ();
 
-  async_case ("ASYNC_CANCEL by the clone's user_data", 0);
-  async_case ("ASYNC_CANCEL by the exec's user_data", 2);
+  async_case ("ASYNC_CANCEL by the clone's user_data", 0, 0);
+  async_case ("ASYNC_CANCEL by the exec's user_data", 2, 0);
+  async_case ("ASYNC_CANCEL_ANY", 0, IORING_ASYNC_CANCEL_ANY);
+
+  /* 6. A second cancel while the child dies.  */
+  pid_t victim = blocked_chain ();
+  if (victim == 0)
+    kt_fail ("two cancels", "no child blocked in the FIFO open");
+  else
+    {
+      for (int i = 0; i < 2; i++)
+	{
+	  struct io_uring_sqe *sqe = io_uring_get_sqe (&st_ring);
+	  io_uring_prep_cancel64 (sqe, 0, 0);
+	  sqe->user_data = 10 + i;
+	}
+      io_uring_submit (&st_ring);
+      int got = st_reap (&st_ring, 5, 10);
+      KT_EXPECT_EQ ("two cancels: all 5 CQEs", got, 5);
+      KT_EXPECT_EQ ("two cancels: the first found the chain", st_res[10], 1);
+      KT_EXPECT_EQ ("two cancels: the second -EALREADY", st_res[11],
+		    -EALREADY);
+      if (got < 5)
+	{
+	  kill (victim, SIGKILL);
+	  st_reap (&st_ring, 5 - got, 10);
+	}
+      check_cancelled ("two cancels", victim);
+    }
 
   /* 3. SYNC_CANCEL.  */
   pid_t child = blocked_chain ();
