@@ -67,8 +67,9 @@
    application does to its descriptors reaches it and no child inherits
    it; it takes one of the thread's registered-ring slots.  Its memory
    is ours (IORING_SETUP_NO_MMAP), wiped in a child of fork, which then
-   makes a ring of its own.  Signals are blocked while it is used, so a
-   signal handler cannot spawn through it at the same time.  */
+   makes a ring of its own.  Signals are blocked while a spawn uses it,
+   so a signal handler cannot spawn through it at the same time; at the
+   thread's exit it is let go before it is freed.  */
 
 /* The SQEs of a spawn at most, and the CQ's size: a page of SQEs.
    Longer spawns take the clone path.  */
@@ -77,7 +78,8 @@ _Static_assert (URING_ENTRIES * sizeof (struct io_uring_sqe) <= 4096,
 		"the SQEs fit in a page");
 
 /* After the kernel refused a chain, the clone path takes the next
-   BACKOFF spawns of the thread; each refusal doubles it up to this.  */
+   BACKOFF spawns of the thread: 1, 3, 7... after successive refusals,
+   up to this; a chain the kernel runs resets it.  */
 #define URING_BACKOFF_MAX 1024
 
 /* The kernel's spawn features for this process, or 0 if it runs no
@@ -189,14 +191,13 @@ ring_get (void)
   struct spawn_ring *r = &self->tls_state.spawn_ring;
   int tid = THREAD_GETMEM (self, tid);
 
-  /* A child of vfork, or of a clone sharing our memory, runs on this
-     thread's memory without being this thread: it must not touch the
-     ring.  */
+  /* A child of vfork, or of a raw clone, has this thread's descriptor
+     but another tid: it must not touch the ring.  */
   if (INTERNAL_SYSCALL_CALL (gettid) != tid)
     return NULL;
 
-  /* In a child of fork (or of a clone that copied our memory) the ring's
-     pages are wiped: the ring was the parent's.  */
+  /* In a child of fork the ring's pages are wiped: the ring was the
+     parent's.  */
   if (r->mem != NULL && *ring_u32 (r, r->sq_entries_off) == 0)
     {
       __munmap (r->mem, ring_size ());
@@ -236,11 +237,16 @@ __spawni_uring_freeres (void)
      makes no system call here.  */
   if (r->mem == NULL)
     return;
+  /* Signals are not blocked here: a handler that spawns from now on
+     finds no ring and makes none.  */
+  struct spawn_ring ring = *r;
+  r->mem = NULL;
+  r->failed = 1;
   /* In a child of fork the wiped pages are all that is left.  */
-  if (*ring_u32 (r, r->sq_entries_off) != 0)
-    ring_close (r);
+  if (*ring_u32 (&ring, ring.sq_entries_off) != 0)
+    ring_close (&ring);
   else
-    __munmap (r->mem, ring_size ());
+    __munmap (ring.mem, ring_size ());
 }
 
 static struct io_uring_sqe *
@@ -656,8 +662,8 @@ __spawni_uring (int *pid, const char *file,
       && strchr (file, '/') == NULL)
     {
       path = getenv ("PATH") ?: CS_PATH;
-      /* Names __execvpex refuses with ENAMETOOLONG: the clone path
-	 reports it.  */
+      /* A name __execvpex refuses with ENAMETOOLONG, or a PATH long
+	 enough that it skips entries: the clone path does either.  */
       if (strlen (file) > NAME_MAX || strlen (path) >= PATH_MAX)
 	return -1;
     }

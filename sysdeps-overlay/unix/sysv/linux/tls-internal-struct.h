@@ -22,7 +22,7 @@
 /* The thread's io_uring ring for posix_spawn (spawni-uring.c).  */
 struct spawn_ring
 {
-  char *mem;			/* Its rings and SQEs, or null.  */
+  char *mem;			/* Its rings, SQEs and PATH names, or null.  */
   unsigned int index;		/* Its registered-ring index.  */
   unsigned int sq_tail;		/* Our copies of the SQ tail and */
   unsigned int cq_head;		/* the CQ head.  */
@@ -31,7 +31,7 @@ struct spawn_ring
   unsigned short int cq_head_off;	/* CQ tail and CQEs.  */
   unsigned short int cq_tail_off;
   unsigned short int cqes_off;
-  unsigned short int failed;	/* Making one failed for good.  */
+  unsigned short int failed;	/* None again in this thread.  */
   unsigned short int backoff;	/* Spawns to leave to clone after the */
   unsigned short int backoff_left;	/* kernel refused; left of them.  */
 };
