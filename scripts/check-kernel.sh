@@ -5,7 +5,8 @@
 #
 # --plain uses the plain kernel instead of the debug one (lockdep, KASAN).
 # RUNTEST-ARGS go to runtest, e.g. basic.exp=nop.c to run one test.
-# Results: build/results/spawn.sum and spawn.log.  Exits non-zero if a
+# Results: build/results/spawn.sum and spawn.log (with KT_FUZZ also kept
+# as spawn-fuzz-SEED.{log,sum}).  Exits non-zero if a
 # test failed or was unresolved, or the guest's kernel log shows a report
 # (BUG, WARNING, lockdep, KASAN, Oops...).  The last line is the totals:
 #   kernel-tests: N passed, N failed, N skipped
@@ -51,6 +52,12 @@ dmesg_rc=0
 "${vm[@]}" dmesg --check || dmesg_rc=$?
 
 sum=$results/spawn.sum
+# A fuzzer run's log (its errno counts) would be overwritten by the next.
+if [ -n "${KT_FUZZ:-}" ]; then
+  keep=$results/spawn-fuzz-${KT_FUZZ_SEED:-default}
+  cp "$results/spawn.log" "$keep.log" && cp "$sum" "$keep.sum"
+  say "fuzzer log kept as $keep.log"
+fi
 count () { sed -n "s/^# of $1[[:space:]]*\([0-9]*\)$/\1/p" "$sum" | head -n 1; }
 pass=$(count 'expected passes'); fail=$(count 'unexpected failures')
 unres=$(count 'unresolved testcases'); unsup=$(count 'unsupported tests')
