@@ -55,7 +55,6 @@ STRUCTS = {
     'io_uring_params': ('sq_entries', 'cq_entries', 'flags',
                         'sq_thread_cpu', 'sq_thread_idle', 'features',
                         'wq_fd', 'resv', 'sq_off', 'cq_off'),
-    'io_uring_rsrc_update': ('offset', 'resv', 'data'),
     'io_uring_spawn_attr': ('flags', 'sigmask', 'sigdefault', 'sigignore',
                             'pgid', 'sched_policy', 'sched_priority',
                             '__resv'),

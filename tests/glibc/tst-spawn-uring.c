@@ -1021,6 +1021,15 @@ make_path (int count, const char *last)
   return path;
 }
 
+static void *
+spawnp_thread (void *file)
+{
+  char *args[] = { file, NULL };
+  pid_t pid;
+  return (void *) (intptr_t) posix_spawnp (&pid, file, NULL, NULL, args,
+					   environ);
+}
+
 /* A spawn that needs more SQEs than a chain may have (64: the clone,
    one per file action, one exec per name tried), or longer names: the
    same results.  */
@@ -1066,6 +1075,23 @@ test_limits (void)
   name[NAME_MAX] = 'n';
   name[NAME_MAX + 1] = '\0';
   spawnp_result (name, ENAMETOOLONG, 0);
+
+  /* The names a PATH search tries are not built on the caller's stack:
+     a thread with the smallest stack searches 12 entries for a name of
+     NAME_MAX bytes, and 60, some 18 KiB of names.  */
+  name[NAME_MAX] = '\0';
+  pthread_attr_t attr;
+  xpthread_attr_init (&attr);
+  xpthread_attr_setstacksize (&attr, sysconf (_SC_THREAD_STACK_MIN));
+  for (int n = 12; n <= 60; n += 48)
+    {
+      TEST_COMPARE (setenv ("PATH", make_path (n, missing), 1), 0);
+      TEST_COMPARE ((intptr_t) xpthread_join (xpthread_create (&attr,
+								spawnp_thread,
+								name)),
+		    ENOENT);
+    }
+  xpthread_attr_destroy (&attr);
   TEST_COMPARE (setenv ("PATH", saved, 1), 0);
 }
 
@@ -1184,6 +1210,89 @@ test_seccomp (void)
   wait_checker (pid, "seccomp");
 }
 #endif
+
+/* A thread with asynchronous cancellation, cancelled while it spawns:
+   posix_spawn is no cancellation point, and the cancellation acts when
+   it returns, with the thread's signal mask restored first.  */
+static char *cancel_fifo;
+static pid_t cancel_pid;
+static sigset_t cancel_mask;
+static bool cancel_cleanup_ran;
+
+static void
+cancel_cleanup (void *closure)
+{
+  pthread_sigmask (SIG_SETMASK, NULL, &cancel_mask);
+  cancel_cleanup_ran = true;
+}
+
+static void *
+cancel_thread (void *closure)
+{
+  const posix_spawn_file_actions_t *fa = closure;
+  char *args[] = { (char *) true_path, NULL };
+  sigset_t set;
+  xpthread_sigmask (SIG_BLOCK, sigs (&set, SIGUSR1, 0), NULL);
+  pthread_cleanup_push (cancel_cleanup, NULL);
+  pthread_setcanceltype (PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+  posix_spawn (&cancel_pid, true_path, fa, NULL, args, environ);
+  pthread_setcanceltype (PTHREAD_CANCEL_DEFERRED, NULL);
+  pthread_cleanup_pop (0);
+  return NULL;
+}
+
+static void
+test_async_cancel (void)
+{
+  char *children = xasprintf ("/proc/self/task/%d/children", gettid ());
+  if (access (children, R_OK) != 0)
+    {
+      printf ("info: %s: %m; asynchronous cancellation skipped\n",
+	      children);
+      free (children);
+      return;
+    }
+  free (children);
+  cancel_fifo = xasprintf ("%s/fifo", tmpdir);
+  TEST_COMPARE (mkfifo (cancel_fifo, 0600), 0);
+  add_temp_file (cancel_fifo);
+  /* The child opens the FIFO, and so stays in posix_spawn until this
+     thread opens it too.  */
+  posix_spawn_file_actions_t fa;
+  TEST_COMPARE (posix_spawn_file_actions_init (&fa), 0);
+  ADD (open, &fa, STDIN_FILENO, cancel_fifo, O_RDONLY, 0);
+  threaded = true;
+  pthread_t thread = xpthread_create (NULL, cancel_thread, &fa);
+  children = xasprintf ("/proc/self/task/%d/children",
+			(int) pthread_gettid_np (thread));
+  /* The thread is in posix_spawn when it has a child.  */
+  for (int i = 0; ; i++)
+    {
+      FILE *f = xfopen (children, "re");
+      bool child = fgetc (f) != EOF;
+      xfclose (f);
+      if (child)
+	break;
+      if (i == 30000)
+	FAIL_EXIT1 ("the thread made no child in 30 s");
+      usleep (1000);
+    }
+  xpthread_cancel (thread);
+  xclose (xopen (cancel_fifo, O_WRONLY, 0));
+  TEST_VERIFY (xpthread_join (thread) == PTHREAD_CANCELED);
+  threaded = false;
+
+  TEST_VERIFY (cancel_cleanup_ran);
+  TEST_VERIFY (sigismember (&cancel_mask, SIGUSR1));
+  TEST_VERIFY (!sigismember (&cancel_mask, SIGUSR2));
+  /* The spawn was over before the cancellation.  */
+  TEST_VERIFY_EXIT (cancel_pid > 0);
+  int status;
+  TEST_COMPARE (xwaitpid (cancel_pid, &status, 0), cancel_pid);
+  TEST_COMPARE (status, 0);
+  TEST_COMPARE (posix_spawn_file_actions_destroy (&fa), 0);
+  free (children);
+}
 
 /* Threads that spawn at once, each with a signal mask of its own.  */
 enum { threads_count = 8 };
@@ -1348,6 +1457,7 @@ do_test (int argc, char **argv)
   test_seccomp ();
 #endif
   test_threads ();
+  test_async_cancel ();
   test_program_by_descriptor ();
 
   support_descriptors_check (fds);

@@ -101,13 +101,6 @@ struct io_uring_params
   struct io_cqring_offsets cq_off;
 };
 
-struct io_uring_rsrc_update
-{
-  uint32_t offset;
-  uint32_t resv;
-  uint64_t data;
-};
-
 #define IORING_SETUP_CQSIZE			(1U << 3)
 #define IORING_SETUP_SINGLE_ISSUER		(1U << 12)
 #define IORING_SETUP_DEFER_TASKRUN		(1U << 13)
@@ -117,9 +110,6 @@ struct io_uring_rsrc_update
 
 #define IORING_ENTER_GETEVENTS			(1U << 0)
 #define IORING_ENTER_REGISTERED_RING		(1U << 4)
-
-#define IORING_UNREGISTER_RING_FDS		21
-#define IORING_REGISTER_USE_REGISTERED_RING	(1U << 31)
 
 #define IOSQE_IO_LINK				(1U << 2)
 

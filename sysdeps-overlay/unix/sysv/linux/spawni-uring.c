@@ -25,6 +25,7 @@
 #include <internal-signals.h>
 #include <io_uring_spawn.h>
 #include <ldsodefs.h>
+#include <libc-internal.h>
 #include <not-cancel.h>
 #include <pthreadP.h>
 #include <spawn_int.h>
@@ -69,7 +70,15 @@
    is ours (IORING_SETUP_NO_MMAP), wiped in a child of fork, which then
    makes a ring of its own.  Signals are blocked while a spawn uses it,
    so a signal handler cannot spawn through it at the same time; at the
-   thread's exit it is let go before it is freed.  */
+   thread's exit a handler finds it gone before its pages are unmapped,
+   and the kernel frees the ring with the thread.  */
+
+#ifndef SHARED
+/* The hook that frees a thread's ring at its exit is linked into a
+   static program only if something refers to it.  */
+static void (*const uring_free_hook) (void) __attribute_used__
+  = __glibc_tls_internal_free;
+#endif
 
 /* The SQEs of a spawn at most, and the CQ's size: a page of SQEs.
    Longer spawns take the clone path.  */
@@ -89,12 +98,19 @@ static long int uring_features = -1;
 static unsigned long int
 uring_enabled (void)
 {
+  /* The chain's signal sets hold signals 1 to 64: with more, the clone
+     path.  */
+  if (_NSIG > 65)
+    return 0;
   long int features = atomic_load_relaxed (&uring_features);
   if (features < 0)
     {
       unsigned long int aux;
       features = 0;
-      if (__getauxval2 (AT_IO_URING_SPAWN, &aux)
+      /* Only the initial libc: a thread's exit frees its ring, and for
+	 a secondary namespace (dlmopen, static dlopen) that runs another
+	 libc's code, which a static program may not even have.  */
+      if (__libc_initial && __getauxval2 (AT_IO_URING_SPAWN, &aux)
 	  && (aux & IORING_SPAWN_F_CHAIN) != 0
 	  && TUNABLE_GET (io_uring, int32_t, NULL) != 0)
 	features = aux;
@@ -170,18 +186,6 @@ ring_open (struct spawn_ring *r)
   return 0;
 }
 
-/* Free the ring of the calling thread.  */
-static void
-ring_close (struct spawn_ring *r)
-{
-  struct io_uring_rsrc_update update = { .offset = r->index };
-  INTERNAL_SYSCALL_CALL (io_uring_register, r->index,
-			 IORING_UNREGISTER_RING_FDS
-			 | IORING_REGISTER_USE_REGISTERED_RING, &update, 1);
-  __munmap (r->mem, ring_size ());
-  r->mem = NULL;
-}
-
 /* The calling thread's ring, made if needed; null if it has none or must
    not use one now.  */
 static struct spawn_ring *
@@ -238,15 +242,12 @@ __spawni_uring_freeres (void)
   if (r->mem == NULL)
     return;
   /* Signals are not blocked here: a handler that spawns from now on
-     finds no ring and makes none.  */
-  struct spawn_ring ring = *r;
+     finds no ring and makes none.  The kernel frees the ring itself
+     when the thread exits, and keeps the pages it pinned until then.  */
+  char *mem = r->mem;
   r->mem = NULL;
   r->failed = 1;
-  /* In a child of fork the wiped pages are all that is left.  */
-  if (*ring_u32 (&ring, ring.sq_entries_off) != 0)
-    ring_close (&ring);
-  else
-    __munmap (ring.mem, ring_size ());
+  __munmap (mem, ring_size ());
 }
 
 static struct io_uring_sqe *
