@@ -48,8 +48,6 @@
   ABI ("IORING_SETUP_NO_SQARRAY", IORING_SETUP_NO_SQARRAY) \
   ABI ("IORING_ENTER_GETEVENTS", IORING_ENTER_GETEVENTS) \
   ABI ("IORING_ENTER_REGISTERED_RING", IORING_ENTER_REGISTERED_RING) \
-  ABI ("IORING_UNREGISTER_RING_FDS", IORING_UNREGISTER_RING_FDS) \
-  ABI ("IORING_REGISTER_USE_REGISTERED_RING", IORING_REGISTER_USE_REGISTERED_RING) \
   ABI ("IOSQE_IO_LINK", IOSQE_IO_LINK) \
   ABI ("sizeof (io_uring_sqe)", sizeof (struct io_uring_sqe)) \
   ABI_MEMBER (io_uring_sqe, opcode) \
@@ -105,10 +103,7 @@
   ABI_MEMBER (io_cqring_offsets, overflow) \
   ABI_MEMBER (io_cqring_offsets, cqes) \
   ABI_MEMBER (io_cqring_offsets, flags) \
-  ABI_MEMBER (io_cqring_offsets, user_addr) \
-  ABI ("sizeof (io_uring_rsrc_update)", sizeof (struct io_uring_rsrc_update)) \
-  ABI_MEMBER (io_uring_rsrc_update, offset) \
-  ABI_MEMBER (io_uring_rsrc_update, data)
+  ABI_MEMBER (io_cqring_offsets, user_addr)
 
 struct abi_value
 {
