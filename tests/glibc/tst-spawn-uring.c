@@ -50,6 +50,7 @@
 #include <linux/seccomp.h>
 #include <sys/auxv.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -59,6 +60,7 @@
 #include <sys/wait.h>
 
 #include <array_length.h>
+#include <libc-pointer-arith.h>
 #include <shlib-compat.h>
 #include <support/check.h>
 #include <support/descriptors.h>
@@ -1030,6 +1032,15 @@ spawnp_thread (void *file)
 					   environ);
 }
 
+static char *volatile altstack_name;
+static volatile int altstack_ret;
+
+static void
+altstack_handler (int sig)
+{
+  altstack_ret = (intptr_t) spawnp_thread (altstack_name);
+}
+
 /* A spawn that needs more SQEs than a chain may have (64: the clone,
    one per file action, one exec per name tried), or longer names: the
    same results.  */
@@ -1092,6 +1103,34 @@ test_limits (void)
 		    ENOENT);
     }
   xpthread_attr_destroy (&attr);
+
+  /* Nor on an alternate signal stack of SIGSTKSZ bytes, with an
+     inaccessible page below it.  */
+  size_t page = sysconf (_SC_PAGESIZE);
+  size_t size = ALIGN_UP (SIGSTKSZ, page);
+  char *mem = xmmap (NULL, page + size, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  xmprotect (mem + page, size, PROT_READ | PROT_WRITE);
+  stack_t ss = { .ss_sp = mem + page, .ss_size = size }, old_ss;
+  TEST_COMPARE (sigaltstack (&ss, &old_ss), 0);
+  struct sigaction sa = { .sa_handler = altstack_handler,
+			  .sa_flags = SA_ONSTACK }, old_sa;
+  sigemptyset (&sa.sa_mask);
+  xsigaction (SIGUSR1, &sa, &old_sa);
+  sigset_t usr1, old_mask;
+  xpthread_sigmask (SIG_UNBLOCK, sigs (&usr1, SIGUSR1, 0), &old_mask);
+  altstack_name = name;
+  for (int n = 12; n <= 60; n += 48)
+    {
+      TEST_COMPARE (setenv ("PATH", make_path (n, missing), 1), 0);
+      altstack_ret = -1;
+      TEST_COMPARE (raise (SIGUSR1), 0);
+      TEST_COMPARE (altstack_ret, ENOENT);
+    }
+  xpthread_sigmask (SIG_SETMASK, &old_mask, NULL);
+  xsigaction (SIGUSR1, &old_sa, NULL);
+  TEST_COMPARE (sigaltstack (&old_ss, NULL), 0);
+  xmunmap (mem, page + size);
   TEST_COMPARE (setenv ("PATH", saved, 1), 0);
 }
 
@@ -1178,9 +1217,11 @@ report_thread (void *closure)
 }
 
 /* Under a seccomp filter that kills the process at any io_uring call,
-   spawns work: glibc must not try io_uring.  */
+   spawns work: glibc must not try io_uring.  With DENY_PRCTL the
+   filter also makes prctl fail, as one that allows only what the clone
+   path calls would.  */
 static void
-test_seccomp (void)
+test_seccomp (bool deny_prctl)
 {
   struct sock_filter filter[] =
     {
@@ -1189,11 +1230,13 @@ test_seccomp (void)
       BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
       BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
-      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 3, 0),
-      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 2, 0),
-      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 1, 0),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 4, 0),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_enter, 3, 0),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_register, 2, 0),
+      BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, deny_prctl ? 2 : 0, 0),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
       BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+      BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
     };
   struct sock_fprog prog = { .len = array_length (filter), .filter = filter };
   pid_t pid = xfork ();
@@ -1207,7 +1250,7 @@ test_seccomp (void)
       xpthread_join (xpthread_create (NULL, report_thread, NULL));
       _exit (0);
     }
-  wait_checker (pid, "seccomp");
+  wait_checker (pid, deny_prctl ? "seccomp, prctl denied" : "seccomp");
 }
 #endif
 
@@ -1454,7 +1497,8 @@ do_test (int argc, char **argv)
   test_limits ();
   test_fork_children ();
 #ifdef TEST_AUDIT_ARCH
-  test_seccomp ();
+  test_seccomp (false);
+  test_seccomp (true);
 #endif
   test_threads ();
   test_async_cancel ();
