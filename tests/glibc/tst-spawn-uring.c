@@ -1032,6 +1032,8 @@ spawnp_thread (void *file)
 					   environ);
 }
 
+/* posix_spawnp is not async-signal-safe: the handler runs only for a
+   raise from test_limits, so it interrupts nothing of libc's.  */
 static char *volatile altstack_name;
 static volatile int altstack_ret;
 
