@@ -51,7 +51,8 @@ Commands:
                 series and with it; a table of both results and the
                 counts; fails if a test that passes without the series
                 fails with it (scripts/kselftests.sh; build/results/
-                kselftests/)
+                kselftests/); kselftests --repeat C:P N runs one program
+                N times on each kernel
   sources       fetch the bases pinned in patches/sources.lock (Debian
                 experimental's linux-source-7.3 and glibc-source 2.44)
                 into the cache, without touching the machine's APT

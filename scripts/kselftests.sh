@@ -40,6 +40,11 @@
 #
 # --compare A B re-reads two saved runs (A without the series, B with
 # it) and prints the same table and counts, with the same exit status.
+#
+# --repeat COLLECTION:PROGRAM N runs one program N times on each kernel
+# (one boot each), to tell a race from a change: results in
+# repeat-C-P-{mainline,series}.repeat; exit status 0 unless a run gave
+# no result.  The counts are for information, not a verdict.
 
 _ks_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -63,6 +68,38 @@ _ks_guest ()
   dmesg > "$prefix.dmesg" 2>&1
   sync
   printf 'kselftests: run_kselftest.sh exited %s\n' "$rc"
+  return 0
+}
+
+# In the guest: --guest-repeat INSTALL PREFIX TIMEOUT COLLECTION:PROGRAM N.
+# Runs one program N times from a copy in /tmp; PREFIX.repeat gets one
+# line per failed run (its number, exit status and the "not ok" lines
+# of its TAP) and a last line "runs: N passed, N failed".
+_ks_guest_repeat ()
+{
+  local inst=$1 prefix=$2 timeout=$3 coll=${4%%:*} prog=${4#*:} n=$5
+  local work=/tmp/kselftest i rc pass=0 fail=0
+  uname -a > "$prefix.uname"
+  rm -rf "$work" && cp -a "$inst" "$work" || { echo "cannot copy $inst to $work"; exit 125; }
+  [ -x "$work/$coll/$prog" ] || { echo "no test program $coll/$prog in $inst"; exit 125; }
+  : > "$prefix.repeat.tmp"
+  for i in $(seq "$n"); do
+    rc=0
+    (cd "$work/$coll" && timeout "$timeout" "./$prog" > /tmp/ks-run.tap 2>&1) || rc=$?
+    if [ "$rc" = 0 ]; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      { printf 'run %s: exit %s\n' "$i" "$rc"
+	grep -E '^not ok|Expected|Test terminated' /tmp/ks-run.tap | sed 's/^/  /'
+      } >> "$prefix.repeat.tmp"
+    fi
+    [ $((i % 20)) != 0 ] || printf 'kselftests: %s: %s of %s runs, %s failed\n' "$4" "$i" "$n" "$fail"
+  done
+  printf 'runs: %s passed, %s failed\n' "$pass" "$fail" >> "$prefix.repeat.tmp"
+  mv -f "$prefix.repeat.tmp" "$prefix.repeat"
+  dmesg > "$prefix.dmesg" 2>&1
+  sync
   return 0
 }
 
@@ -284,10 +321,13 @@ _ks_build ()
   printf '%s\n' "$dir/install"
 }
 
-# _ks_run NAME WHAT BZIMAGE INSTALL OUTDIR: one boot, the tests in it.
+# _ks_run NAME WHAT BZIMAGE INSTALL OUTDIR [C:P N]: one boot, the tests
+# in it (with C:P N: that program N times, --guest-repeat).
 _ks_run ()
 {
-  local name=$1 what=$2 bz=$3 inst=$4 out=$5 rc=0
+  local name=$1 what=$2 bz=$3 inst=$4 out=$5 rc=0 guest
+  guest=(--guest "$inst" "$out/$name" "$KSELFTEST_TIMEOUT")
+  [ $# -lt 7 ] || guest=(--guest-repeat "$inst" "$out/$name" "$KSELFTEST_TIMEOUT" "$6" "$7")
   rm -f "$out/$name".*
   if ! flock -n "$CACHE/.vm.lock" true; then
     say "waiting for the VM lock $CACHE/.vm.lock (another VM run)"
@@ -295,7 +335,7 @@ _ks_run ()
   run_step "$out/$name.vm.log" "VM: the kselftests on the kernel $what ($bz)" \
     env VM_BZIMAGE="$bz" flock "$CACHE/.vm.lock" \
       bash "$_ks_here/scripts/vm.sh" --timeout "$KSELFTEST_VM_TIMEOUT" -- \
-	bash "$_ks_here/scripts/kselftests.sh" --guest "$inst" "$out/$name" "$KSELFTEST_TIMEOUT" \
+	bash "$_ks_here/scripts/kselftests.sh" "${guest[@]}" \
     || rc=$?
   case $rc in
     0) ;;
@@ -309,6 +349,7 @@ _ks_run ()
       *) warn "run_kselftest.sh exited $(cat "$out/$name.rc") in the $name run; see $out/$name.tap" ;;
     esac
   fi
+  [ $# -lt 7 ] || return 0
   # A run that died leaves what it had written so far.
   if [ ! -f "$out/$name.tap" ]; then
     if [ -f "$out/$name.tap.tmp" ]; then
@@ -327,6 +368,29 @@ _ks_dmesg_note ()
   say "kernel log ($name): ${hits:-0} line(s) like BUG/WARNING/Call Trace in $f"
 }
 
+# _ks_repeat MAINLINE-OUT SERIES-OUT INSTALL OUTDIR C:P N
+_ks_repeat ()
+{
+  local mainline=$1 series=$2 inst=$3 out=$4 test=$5 n=$6 name f rc=0
+  local base=repeat-${test//[:\/]/-}
+  _ks_run "$base-mainline" "without the series, $test $n times" "$mainline/bzImage" "$inst" "$out" "$test" "$n"
+  _ks_run "$base-series" "with the series, $test $n times" "$series/bzImage" "$inst" "$out" "$test" "$n"
+  printf '\n'
+  for name in mainline series; do
+    f=$out/$base-$name.repeat
+    printf '== %s (%s)\n' "$name" "$([ $name = mainline ] && echo "${mainline##*/}" || echo "${series##*/}")"
+    if [ ! -s "$f" ]; then
+      printf 'no result (see %s)\n' "${out#"$_ks_here"/}/$base-$name.vm.log"
+      rc=1
+      continue
+    fi
+    printf '%s: %s\n' "$test" "$(tail -n 1 "$f")"
+    grep '^  not ok' "$f" | sed 's/^ *//' | sort | uniq -c || true
+    _ks_dmesg_note "$name" "$out/$base-$name.dmesg"
+  done
+  return $rc
+}
+
 kselftests_main ()
 {
   case "${1:-}" in
@@ -334,8 +398,11 @@ kselftests_main ()
       [ $# -eq 3 ] || die "usage: bash scripts/kselftests.sh --compare MAINLINE.tap SERIES.tap"
       _ks_report "$2" "$3"
       return ;;
-    -h|--help) sed -n '2,42p' "$_ks_here/scripts/kselftests.sh" | sed 's/^# \{0,1\}//'; return 0 ;;
+    -h|--help) sed -n '2,47p' "$_ks_here/scripts/kselftests.sh" | sed 's/^# \{0,1\}//'; return 0 ;;
     '') ;;
+    --repeat)
+      [ $# -eq 3 ] && [[ $2 == ?*:?* ]] && [[ $3 =~ ^[1-9][0-9]*$ ]] \
+	|| die "usage: ./build.sh kselftests --repeat COLLECTION:PROGRAM N" ;;
     *) die "usage: ./build.sh kselftests (see bash scripts/kselftests.sh --help)" ;;
   esac
   case $KSELFTEST_TIMEOUT$KSELFTEST_VM_TIMEOUT in
@@ -363,6 +430,10 @@ kselftests_main ()
     say "waiting for another kselftests run in this clone ($out/.lock)"
     flock 7
   fi
+  if [ "${1:-}" = --repeat ]; then
+    _ks_repeat "$mainline" "$series" "$inst" "$out" "$2" "$3"
+    return
+  fi
   _ks_run mainline "without the series" "$mainline/bzImage" "$inst" "$out"
   _ks_run series "with the series" "$series/bzImage" "$inst" "$out"
   _ks_dmesg_note "without the series" "$out/mainline.dmesg"
@@ -373,6 +444,12 @@ kselftests_main ()
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  if [ "${1:-}" = --guest-repeat ]; then
+    shift
+    [ $# -eq 5 ] || { echo "usage: kselftests.sh --guest-repeat INSTALL PREFIX TIMEOUT C:P N" >&2; exit 2; }
+    _ks_guest_repeat "$@"
+    exit
+  fi
   if [ "${1:-}" = --guest ]; then
     shift
     [ $# -eq 3 ] || { echo "usage: kselftests.sh --guest INSTALL PREFIX TIMEOUT" >&2; exit 2; }
