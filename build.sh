@@ -35,10 +35,13 @@ Commands:
                 --mainline: the plain one without the series
                 (build/kernel-mainline)
   kernel-each [--no-configs]
-                each patch of the kernel series on its own: checkpatch,
-                then patches 1..N applied and the objects patch N touches
-                built; then the whole series without CONFIG_IO_URING and
-                without CONFIG_AUDIT (scripts/kernel-each.sh)
+                the series on the files it touches less Debian's changes
+                (kernel/debian-changes.diff: the mainline base), with no
+                fuzz; each patch of the kernel series on its own:
+                checkpatch, then patches 1..N applied and the objects
+                patch N touches built; then the whole series without
+                CONFIG_IO_URING and without CONFIG_AUDIT
+                (scripts/kernel-each.sh)
   checked-on [host] [vm] [vm-off]
                 the glibc cover letter's "Checked on" runs: the full make
                 check of posix, stdlib, libio, nptl, elf and signal here

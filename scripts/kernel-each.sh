@@ -10,6 +10,9 @@
 #     test kernel's configuration plus kernel/each.fragment (options the
 #     test kernel lacks that some touched file needs); a patch that
 #     touches only headers builds vmlinux.
+# First, the series must apply with no fuzz to the files it touches with
+# Debian's changes to them reverted (kernel/debian-changes.diff): the
+# mainline base the cover letter names.
 # Then, unless --no-configs, the whole series is built (vmlinux) with
 # that configuration less CONFIG_AUDIT, where every C file the series
 # touches must have been compiled (a single-object build compiles a file
@@ -47,6 +50,14 @@ kernel_each_main ()
   [ ${#patches[@]} -gt 0 ] || die "no patches in $KERNEL_SERIES_DIR"
   local mk=(make -C "$each" O="$obj" ARCH=x86_64 -j"$JOBS")
   local frags=("$KERNEL_FRAGMENT" "$TOP/kernel/each.fragment")
+  if run_step "$logs/mainline.log" "kernel-each: the series on the touched files less Debian's changes (kernel/debian-changes.diff)" \
+       _kernel_each_mainline "$src" "${patches[@]}"; then
+    pass=$((pass + 1))
+    say "kernel-each: $(tail -n 1 "$logs/mainline.log")"
+  else
+    fail=$((fail + 1))
+    say "kernel-each: FAIL: the series on the tree less Debian's changes ($logs/mainline.log)"
+  fi
   mkdir -p "$obj"
   step "$logs/config.log" "kernel-each: configuring (the test kernel's configuration and kernel/each.fragment)" \
     _kernel_configure "$obj" 2 "${frags[@]}" "${mk[@]}"
@@ -111,6 +122,32 @@ kernel_each_main ()
   exec 8>&-
   printf 'kernel-each: %d passed, %d failed\n' "$pass" "$fail"
   [ "$fail" -eq 0 ]
+}
+
+# _kernel_each_mainline SRC PATCH...: copy the files the patches touch
+# from SRC, revert Debian's changes to them, apply the patches; patch(1)
+# with no fuzz, so only offsets are allowed.
+_kernel_each_mainline ()
+{
+  local src=$1 dir=$CACHE/kernel/each-mainline f p
+  shift
+  rm -rf "$dir" && mkdir -p "$dir" || return 1
+  for f in $(for p in "$@"; do _kernel_patch_files "$p"; done | sort -u); do
+    [ ! -f "$src/$f" ] || install -D -m 644 "$src/$f" "$dir/$f" || return 1
+  done
+  if ! (cd "$dir" && patch -R -p1 -F0 --no-backup-if-mismatch) < "$TOP/kernel/debian-changes.diff"; then
+    echo "Debian's changes in kernel/debian-changes.diff are not in $src as recorded: has the base changed?"
+    return 1
+  fi
+  local moved=
+  for p in "$@"; do
+    echo "== ${p##*/}"
+    (cd "$dir" && patch -p1 -F0 --no-backup-if-mismatch) < "$p" > "$dir/.out" || { cat "$dir/.out"; return 1; }
+    cat "$dir/.out"
+    f=$(grep -c 'succeeded at .* (offset' "$dir/.out") || true
+    [ "$f" = 0 ] || moved="$moved ${p##*/}: $f hunk(s);"
+  done
+  echo "the series applies with no fuzz to the touched files less Debian's changes; at an offset:${moved:- none}"
 }
 
 # _kernel_each_coverage OBJ PATCH...: every C file the patches touch was
