@@ -2,7 +2,10 @@
 #
 #   ./build.sh kernel-each [--no-configs]
 #
-# For patch N of patches/kernel/ (the cover letter excluded), in order:
+# First, the series must apply with no fuzz to the files it touches with
+# Debian's changes to them reverted (kernel/debian-changes.diff): the
+# mainline base the cover letter names.
+# Then, for patch N of patches/kernel/ (the cover letter excluded), in order:
 #   - checkpatch.pl of the 7.3 tree, clean but for the Signed-off-by (left
 #     to whoever sends the series);
 #   - patches 1..N applied to a copy of the tree, and the objects of the
@@ -10,10 +13,7 @@
 #     test kernel's configuration plus kernel/each.fragment (options the
 #     test kernel lacks that some touched file needs); a patch that
 #     touches only headers builds vmlinux.
-# First, the series must apply with no fuzz to the files it touches with
-# Debian's changes to them reverted (kernel/debian-changes.diff): the
-# mainline base the cover letter names.
-# Then, unless --no-configs, the whole series is built (vmlinux) with
+# Last, unless --no-configs, the whole series is built (vmlinux) with
 # that configuration less CONFIG_AUDIT, where every C file the series
 # touches must have been compiled (a single-object build compiles a file
 # the configuration leaves out, often wrongly: this catches it), and
@@ -124,15 +124,16 @@ kernel_each_main ()
   [ "$fail" -eq 0 ]
 }
 
-# _kernel_each_mainline SRC PATCH...: copy the files the patches touch
-# from SRC, revert Debian's changes to them, apply the patches; patch(1)
-# with no fuzz, so only offsets are allowed.
+# _kernel_each_mainline SRC PATCH...: copy the files the patches or
+# Debian's recorded changes touch from SRC, revert those changes, apply
+# the patches; patch(1) with no fuzz, so only offsets are allowed.
 _kernel_each_mainline ()
 {
   local src=$1 dir=$CACHE/kernel/each-mainline f p
   shift
   rm -rf "$dir" && mkdir -p "$dir" || return 1
-  for f in $(for p in "$@"; do _kernel_patch_files "$p"; done | sort -u); do
+  for f in $( { for p in "$@"; do _kernel_patch_files "$p"; done
+	       sed -n 's|^+++ b/||p' "$TOP/kernel/debian-changes.diff"; } | sort -u); do
     [ ! -f "$src/$f" ] || install -D -m 644 "$src/$f" "$dir/$f" || return 1
   done
   if ! (cd "$dir" && patch -R -p1 -F0 --no-backup-if-mismatch) < "$TOP/kernel/debian-changes.diff"; then

@@ -57,9 +57,7 @@ _ks_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _ks_guest ()
 {
   local inst=$1 prefix=$2 timeout=$3 work=/tmp/kselftest rc=0
-  uname -a > "$prefix.uname"
-  printf 'kselftests: kernel %s\n' "$(uname -rv)"
-  rm -rf "$work" && cp -a "$inst" "$work" || { echo "cannot copy $inst to $work"; exit 125; }
+  _ks_guest_copy "$inst" "$prefix" "$work"
   rm -f "$prefix.tap"
   (cd "$work" && ./run_kselftest.sh -o "$timeout" 2>&1) | tee "$prefix.tap.tmp"
   rc=${PIPESTATUS[0]}
@@ -71,6 +69,14 @@ _ks_guest ()
   return 0
 }
 
+# _ks_guest_copy INSTALL PREFIX WORK: record the kernel, copy the tests.
+_ks_guest_copy ()
+{
+  uname -a > "$2.uname"
+  printf 'kselftests: kernel %s\n' "$(uname -rv)"
+  rm -rf "$3" && cp -a "$1" "$3" || { echo "cannot copy $1 to $3"; exit 125; }
+}
+
 # In the guest: --guest-repeat INSTALL PREFIX TIMEOUT COLLECTION:PROGRAM N.
 # Runs one program N times from a copy in /tmp; PREFIX.repeat gets one
 # line per failed run (its number, exit status and the "not ok" lines
@@ -79,8 +85,7 @@ _ks_guest_repeat ()
 {
   local inst=$1 prefix=$2 timeout=$3 coll=${4%%:*} prog=${4#*:} n=$5
   local work=/tmp/kselftest i rc pass=0 fail=0
-  uname -a > "$prefix.uname"
-  rm -rf "$work" && cp -a "$inst" "$work" || { echo "cannot copy $inst to $work"; exit 125; }
+  _ks_guest_copy "$inst" "$prefix" "$work"
   [ -x "$work/$coll/$prog" ] || { echo "no test program $coll/$prog in $inst"; exit 125; }
   : > "$prefix.repeat.tmp"
   for i in $(seq "$n"); do
@@ -371,14 +376,15 @@ _ks_dmesg_note ()
 # _ks_repeat MAINLINE-OUT SERIES-OUT INSTALL OUTDIR C:P N
 _ks_repeat ()
 {
-  local mainline=$1 series=$2 inst=$3 out=$4 test=$5 n=$6 name f rc=0
+  local mainline=$1 series=$2 inst=$3 out=$4 test=$5 n=$6 pair name kernel f rc=0
   local base=repeat-${test//[:\/]/-}
   _ks_run "$base-mainline" "without the series, $test $n times" "$mainline/bzImage" "$inst" "$out" "$test" "$n"
   _ks_run "$base-series" "with the series, $test $n times" "$series/bzImage" "$inst" "$out" "$test" "$n"
   printf '\n'
-  for name in mainline series; do
+  for pair in "mainline $mainline" "series $series"; do
+    read -r name kernel <<< "$pair"
     f=$out/$base-$name.repeat
-    printf '== %s (%s)\n' "$name" "$([ $name = mainline ] && echo "${mainline##*/}" || echo "${series##*/}")"
+    printf '== %s (%s)\n' "$name" "${kernel##*/}"
     if [ ! -s "$f" ]; then
       printf 'no result (see %s)\n' "${out#"$_ks_here"/}/$base-$name.vm.log"
       rc=1
