@@ -5,8 +5,9 @@
 #
 # Debian's linux-source-7.3 (pinned in patches/sources.lock, fetched by
 # scripts/sources.sh) + patches/kernel/0*.patch (in order, the cover
-# letter excluded) + kernel/config.fragment [+ kernel/debug.fragment]
-# -> a bzImage and the installed UAPI headers.
+# letter excluded) + kernel/test/0*.patch (test-only aids, compiled only
+# where debug.fragment enables them) + kernel/config.fragment
+# [+ kernel/debug.fragment] -> a bzImage and the installed UAPI headers.
 #
 #   build/kernel/bzImage            plain kernel
 #   build/kernel/usr/include        its `make headers_install` (patched
@@ -46,6 +47,7 @@ KERNEL_TARBALL=${KERNEL_TARBALL:-}
 KERNEL_SERIES_DIR=${KERNEL_SERIES_DIR:-$_kernel_here/patches/kernel}
 KERNEL_LINK=${KERNEL_LINK:-kernel}
 # The configuration: tinyconfig + this (+ the debug one for --debug).
+KERNEL_TEST_PATCH_DIR=${KERNEL_TEST_PATCH_DIR:-$_kernel_here/kernel/test}
 KERNEL_FRAGMENT=${KERNEL_FRAGMENT:-$_kernel_here/kernel/config.fragment}
 KERNEL_DEBUG_FRAGMENT=${KERNEL_DEBUG_FRAGMENT:-$_kernel_here/kernel/debug.fragment}
 
@@ -89,6 +91,18 @@ kernel_patches ()
   done
 }
 
+# What the test kernels add after the series (kernel/test/*.patch, not
+# part of it): debugging aids the tests use, each compiled only where a
+# fragment enables it (debug.fragment), so the plain kernel's code is the
+# series' own.
+kernel_test_patches ()
+{
+  local p
+  for p in "$KERNEL_TEST_PATCH_DIR"/0*.patch; do
+    [ -f "$p" ] && printf '%s\n' "$p"
+  done
+}
+
 # Files a patch touches (both sides of every diff, /dev/null excepted).
 _kernel_patch_files ()
 {
@@ -105,7 +119,7 @@ kernel_key ()
   local variant=$1 frags=("$KERNEL_FRAGMENT")
   [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
   local patches=()
-  [ "$variant" = mainline ] || mapfile -t patches < <(kernel_patches)
+  [ "$variant" = mainline ] || mapfile -t patches < <(kernel_patches; kernel_test_patches)
   # The fragments' options, not their comments: a comment edit rebuilds
   # nothing.
   hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
@@ -141,7 +155,7 @@ _kernel_sync_tree ()
       && mv "$tree.tmp" "$tree" || die "cannot create $tree"
   fi
   local patches=()
-  [ "${3:-}" = none ] || mapfile -t patches < <(kernel_patches)
+  [ "${3:-}" = none ] || mapfile -t patches < <(kernel_patches; kernel_test_patches)
   local want
   want=$(hash_of "${patches[@]}" "n=${#patches[@]}")
   if [ "$(cat "$tree/.uring-spawn-tree")" = "$want" ]; then

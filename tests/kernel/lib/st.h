@@ -473,6 +473,86 @@ st_fifo_writer (const char *path)
   return -1;
 }
 
+/* The test kernel's delay points (kernel/test/, not the series):
+   /sys/kernel/debug/io_uring_spawn/POINT_us.  st_delay sets POINT to US
+   microseconds (0: off); false if the kernel has no such point.  */
+static inline bool
+st_delay (const char *point, unsigned int us)
+{
+  char path[128], val[32];
+  snprintf (path, sizeof path, "/sys/kernel/debug/io_uring_spawn/%s_us",
+	    point);
+  int fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  int n = snprintf (val, sizeof val, "%u\n", us);
+  bool ok = write (fd, val, n) == n;
+  close (fd);
+  return ok;
+}
+
+/* Whether the kernel has the delay points; UNSUPPORTED for NAME and
+   false if not.  */
+static inline bool
+st_have_delays (const char *name)
+{
+  if (st_delay ("child", 0))
+    return true;
+  kt_unsupported (name, "no delay points in this kernel "
+		  "(CONFIG_IO_URING_SPAWN_TEST_DELAYS)");
+  return false;
+}
+
+/* The kernel log from now on: st_kmsg_open at the start, then
+   st_kmsg_clean (NAME) FAILs NAME if a BUG, WARNING or KASAN report
+   was logged since.  */
+static int st_kmsg_fd = -1;
+
+static inline void
+st_kmsg_open (void)
+{
+  st_kmsg_fd = open ("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (st_kmsg_fd >= 0)
+    lseek (st_kmsg_fd, 0, SEEK_END);
+}
+
+static inline void
+st_kmsg_clean (const char *name)
+{
+  char rec[8192];
+  const char *bad = NULL;
+  if (st_kmsg_fd < 0)
+    {
+      kt_unsupported (name, "/dev/kmsg: %m");
+      return;
+    }
+  for (;;)
+    {
+      ssize_t n = read (st_kmsg_fd, rec, sizeof rec - 1);
+      if (n < 0 && errno == EPIPE)
+	continue;
+      if (n <= 0)
+	break;
+      rec[n] = '\0';
+      const char *msg = strchr (rec, ';');
+      msg = msg != NULL ? msg + 1 : rec;
+      if (bad == NULL
+	  && (strstr (msg, "BUG:") != NULL || strstr (msg, "WARNING:") != NULL
+	      || strstr (msg, "KASAN") != NULL
+	      || strstr (msg, "refcount_t:") != NULL))
+	{
+	  static char first[256];
+	  snprintf (first, sizeof first, "%.*s", (int) strcspn (msg, "\n"),
+		    msg);
+	  bad = first;
+	}
+    }
+  if (bad == NULL)
+    kt_pass (name);
+  else
+    kt_fail (name, "the kernel logged: %s", bad);
+}
+
 /* Check that the calling process has no child left (nothing was
    created behind our back, nothing is left to reap).  */
 static inline void

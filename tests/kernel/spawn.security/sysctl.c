@@ -3,9 +3,10 @@
    - kernel.io_uring_disabled=2: io_uring_setup fails (EPERM) for
      everyone, so a C library falls back to its clone path; =1: fails
      for an unprivileged uid outside kernel.io_uring_group, works for
-     root;  the auxiliary vector does not follow it (v3: what can change
-     at run time is decided at submission; AT_IO_URING_SPAWN of a
-     program exec'd under io_uring_disabled=2 is the same);
+     root; the auxiliary vector follows it (v4, review M-7): a program
+     exec'd while io_uring_disabled=2, or =1 by a uid that may not set up
+     a ring, has no AT_IO_URING_SPAWN, so its C library makes no failing
+     io_uring_setup to find out (v3 announced chains all the same);
    - v2's kernel.io_uring_spawn_disabled is gone (v3 adds no sysctl: a
      kernel that still has /proc/sys/kernel/io_uring_spawn_disabled
      FAILs "no io_uring_spawn_disabled sysctl"); its tests were dropped
@@ -45,7 +46,7 @@ setup_errno (uid_t uid)
 }
 
 static void
-auxv_of_exec (char *out, size_t size)
+auxv_of_exec (uid_t uid, char *out, size_t size)
 {
   int p[2];
   if (pipe (p) != 0)
@@ -55,6 +56,9 @@ auxv_of_exec (char *out, size_t size)
   if (c == 0)
     {
       dup2 (p[1], 1);
+      if (uid != 0 && (setgroups (0, NULL) != 0 || setresgid (uid, uid, uid) != 0
+		       || setresuid (uid, uid, uid) != 0))
+	_exit (200);
       execl ("/proc/self/exe", "sysctl", "--print-auxv", (char *) NULL);
       _exit (3);
     }
@@ -108,13 +112,21 @@ main (int argc, char **argv)
       KT_EXPECT_EQ ("io_uring_disabled=2: setup fails for root", setup_errno (0), EPERM);
       KT_EXPECT_EQ ("io_uring_disabled=2: and for a user", setup_errno (65534), EPERM);
       out[0] = '\0';
-      auxv_of_exec (out, sizeof out);
-      ST_EXPECT_STR ("io_uring_disabled=2: AT_IO_URING_SPAWN unchanged after "
-		     "exec", out, want);
+      auxv_of_exec (0, out, sizeof out);
+      ST_EXPECT_STR ("io_uring_disabled=2: no AT_IO_URING_SPAWN after exec",
+		     out, "0");
       st_write_file (dis, "1");
       KT_EXPECT_EQ ("io_uring_disabled=1: setup works for root", setup_errno (0), 0);
       KT_EXPECT_EQ ("io_uring_disabled=1: fails for a user outside io_uring_group",
 		    setup_errno (65534), EPERM);
+      out[0] = '\0';
+      auxv_of_exec (0, out, sizeof out);
+      ST_EXPECT_STR ("io_uring_disabled=1: AT_IO_URING_SPAWN for root", out,
+		     want);
+      out[0] = '\0';
+      auxv_of_exec (65534, out, sizeof out);
+      ST_EXPECT_STR ("io_uring_disabled=1: none for a user outside "
+		     "io_uring_group", out, "0");
       st_write_file (dis, old);
       KT_EXPECT_EQ ("io_uring_disabled=0: works for a user", setup_errno (65534), 0);
     }

@@ -750,6 +750,15 @@ __spawni_uring (int *pid, const char *file,
     }
   c.ring->backoff = 0;
 
+  if (!execd && err == 0 && (cflags & IORING_CQE_F_SPAWN_GONE))
+    {
+      /* The child was gone before any step ran (a seccomp filter it
+	 inherited, say): nothing of the chain exists, and the clone path
+	 spawns instead.  */
+      if (use_pidfd)
+	__close_nocancel_nostatus (pidfd);
+      goto out;
+    }
   ec = err;
   if (!execd && !(cflags & IORING_CQE_F_SPAWN_GONE))
     {
