@@ -553,6 +553,23 @@ st_kmsg_clean (const char *name)
     kt_fail (name, "the kernel logged: %s", bad);
 }
 
+/* The start of a test that needs spawn chains and the delay points:
+   false, with NAME UNSUPPORTED, without them; else the kernel log is
+   watched from here (st_kmsg_clean).  */
+static inline bool
+st_delay_test_start (const char *name)
+{
+  if (!st_spawn_present ())
+    {
+      kt_unsupported (name, "no spawn chains");
+      return false;
+    }
+  if (!st_have_delays (name))
+    return false;
+  st_kmsg_open ();
+  return true;
+}
+
 /* Check that the calling process has no child left (nothing was
    created behind our back, nothing is left to reap).  */
 static inline void

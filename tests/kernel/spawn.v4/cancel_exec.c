@@ -147,14 +147,8 @@ case_other_process (void)
 int
 main (void)
 {
-  if (!st_spawn_present ())
-    {
-      kt_unsupported ("cancel and exec", "no spawn chains");
-      return 77;
-    }
-  if (!st_have_delays ("cancel and exec"))
+  if (!st_delay_test_start ("cancel and exec"))
     return 77;
-  st_kmsg_open ();
   if (!st_mkfifo (fifo))
     kt_exit ();
   st_init (0);

@@ -50,18 +50,12 @@ submitter (void *arg)
 int
 main (void)
 {
-  if (!st_spawn_present ())
-    {
-      kt_unsupported ("ring teardown during a clone", "no spawn chains");
-      return 77;
-    }
-  if (!st_have_delays ("ring teardown during a clone"))
+  if (!st_delay_test_start ("ring teardown during a clone"))
     return 77;
   struct st_query_spawn q;
   unsigned int snap = 0;
   if (st_query_spawn (&q) == 0 && (q.features & IORING_SPAWN_F_FD_SNAPSHOT))
     snap = IORING_CLONE_FD_SNAPSHOT;
-  st_kmsg_open ();
   st_delay ("clone", 400000);
   int ok = 0;
   for (int round = 0; round < 5; round++)

@@ -31,19 +31,13 @@ pin (int cpu)
 int
 main (void)
 {
-  if (!st_spawn_present ())
-    {
-      kt_unsupported ("exit wake-up", "no spawn chains");
-      return 77;
-    }
-  if (!st_have_delays ("exit wake-up"))
+  if (!st_delay_test_start ("exit wake-up"))
     return 77;
   if (sysconf (_SC_NPROCESSORS_ONLN) < 2)
     {
       kt_unsupported ("exit wake-up", "one CPU: the window cannot be entered");
       return 77;
     }
-  st_kmsg_open ();
   st_init (IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN);
   st_delay ("wake", 50000);
   int good = 0;

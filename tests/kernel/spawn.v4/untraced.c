@@ -20,14 +20,8 @@ static struct clone_args ca = { .exit_signal = SIGCHLD };
 int
 main (void)
 {
-  if (!st_spawn_present ())
-    {
-      kt_unsupported ("tracer attaches during the clone", "no spawn chains");
-      return 77;
-    }
-  if (!st_have_delays ("tracer attaches during the clone"))
+  if (!st_delay_test_start ("tracer attaches during the clone"))
     return 77;
-  st_kmsg_open ();
   int go[2], res[2];
   if (pipe2 (go, O_CLOEXEC) || pipe2 (res, O_CLOEXEC))
     return 1;
