@@ -856,20 +856,27 @@ static const unsigned char st_tiny_true_elf[] = {
   0x00, 0x00, 0x00, 0x00,
 };
 
-/* Write the tiny static "true" to PATH (mode 0755); false, with a FAIL,
-   if it cannot be.  */
+/* Write the program of SIZE bytes at ELF to PATH (mode 0755); false,
+   with a FAIL, if it cannot be.  */
 static inline bool
-st_tiny_true (const char *path)
+st_write_program (const char *path, const unsigned char *elf, size_t size)
 {
   unlink (path);
   FILE *f = fopen (path, "we");
-  if (f == NULL || fwrite (st_tiny_true_elf, sizeof st_tiny_true_elf, 1, f) != 1
+  if (f == NULL || fwrite (elf, size, 1, f) != 1
       || fclose (f) != 0 || chmod (path, 0755) != 0)
     {
-      kt_fail ("write the tiny test program", "%s: %m", path);
+      kt_fail ("write the test program", "%s: %m", path);
       return false;
     }
   return true;
+}
+
+/* Write the tiny static "true" to PATH.  */
+static inline bool
+st_tiny_true (const char *path)
+{
+  return st_write_program (path, st_tiny_true_elf, sizeof st_tiny_true_elf);
 }
 
 /* Write STR to the file PATH (a sysctl, a cgroup or tracefs file);
@@ -1209,6 +1216,33 @@ st_own_cgroup (char *buf, size_t size)
   if (f != NULL)
     fclose (f);
   return found;
+}
+
+/* Move this process into a new cgroup /sys/fs/cgroup/NAME with the memory
+   controller, and put its memory.current path in MEMCUR; false if the
+   kernel has no memory cgroup (or no cgroup2 at /sys/fs/cgroup).  The
+   caller removes the cgroup (st_memcg_remove) once nothing is in it.  */
+static inline bool
+st_memcg_enter (const char *name, char *memcur, size_t size)
+{
+  char dir[256], path[300];
+  snprintf (dir, sizeof dir, "/sys/fs/cgroup/%s", name);
+  st_write_file ("/sys/fs/cgroup/cgroup.subtree_control", "+memory");
+  if (mkdir (dir, 0755) != 0 && errno != EEXIST)
+    return false;
+  snprintf (path, sizeof path, "%s/cgroup.procs", dir);
+  if (st_write_file (path, "0") != 0)
+    return false;
+  snprintf (memcur, size, "%s/memory.current", dir);
+  return access (memcur, R_OK) == 0;
+}
+
+static inline void
+st_memcg_remove (const char *name)
+{
+  char dir[256];
+  snprintf (dir, sizeof dir, "/sys/fs/cgroup/%s", name);
+  rmdir (dir);
 }
 
 #endif /* ST_H */

@@ -1,6 +1,6 @@
 /* The chain's exec builds the new program in the child's pristine mm
    when nothing has looked at that mm, and in an mm of its own
-   otherwise (patch 12; mem_across_exec.c checks what a look must not
+   otherwise (patch 13; mem_across_exec.c checks what a look must not
    reach).  A kprobe on mm_alloc() (exec's only way to a new mm), in a
    trace instance of our own limited to this test and its descendants,
    counts the calls each child makes:

@@ -3,7 +3,7 @@
    pins the mm, and exec's fresh mm is what keeps the new image, set-uid
    or non-dumpable, out of an earlier opener's reach).  The chain's exec
    builds its image in the child's pristine mm only if nothing took that
-   mm through mm_exec_expose() (mm_access(), move_pages(); patch 12, and
+   mm through mm_exec_expose() (mm_access(), move_pages(); patch 13, and
    exec_mm_reuse.c); an exec that reused it without that fence
    (kernel/experiments/) fails here.
 

@@ -9,8 +9,13 @@
    min (RLIMIT_STACK / 4, 3/4 of _STK_LIM = 6 MiB) (never below exec's
    ARG_MAX floor, 32 pages), beyond it the clone fails with -E2BIG and no
    child exists; EXECs naming the same arrays share one copy anywhere in
-   the chain; a chain has at most IORING_SPAWN_MAX_OPS (64) SQEs; the
-   copies are counted in the submitter's anonymous RSS.
+   the chain; a chain has at most IORING_SPAWN_MAX_OPS (64) SQEs.  v4
+   (review M-4): the copies and the paths are charged to the submitter's
+   memory cgroup and to no RSS (v3 counted the copies in the submitter's
+   RssAnon, which mm maintainers object to, and charged no path).
+
+   Runs in a memory cgroup of its own (st-membound): the test kernel has
+   CONFIG_MEMCG, and the charges are read from its memory.current.
 
    Runs as root only to set up (the FIFO, the tiny program), then
    setresuid/setresgid to nobody (65534): everything checked is what an
@@ -27,13 +32,13 @@
       blocks, the kernel's memory (the cgroup's memory.current if there
       is one, else /proc/meminfo Slab + KernelStack + VmallocUsed) grows
       by no more than the budget plus a fixed slack (64 requests, one
-      task, 4 MiB of noise), and the submitter's RssAnon grows by at
-      least the size of the two copies (they are counted where the OOM
-      killer looks).  A kernel that copies per EXEC (v2's adjacent-only
-      sharing makes 62 copies here, ~25 budgets) fails the growth
-      bound; one that does not charge RSS fails the RssAnon check.
-      Then the child is killed (it is an ordinary child: SIGKILL) and
-      reaped.
+      task, 4 MiB of noise) and by at least the two copies (they are
+      charged), and the submitter's RssAnon grows by less than half of
+      them (v3 counted them there).  A kernel that copies per EXEC
+      (v2's adjacent-only sharing makes 62 copies here, ~25 budgets)
+      fails the growth bound.  Then the child is killed (it is an
+      ordinary child: SIGKILL) and reaped, and memory.current falls
+      back.
    3. Over budget: the same chain with each copy 3/5 of the budget
       (distinct copies 6/5 of it): the clone fails with -E2BIG, the
       other CQEs -ECANCELED, no child.  v2 (6 MiB per copy, no chain
@@ -41,7 +46,13 @@
    4. The budget follows RLIMIT_STACK: with RLIMIT_STACK lowered so that
       the budget is a quarter of what it was (read back with
       getrlimit), the chain of 2 that fitted in step 2 fails with
-      -E2BIG.  A kernel with v2's fixed 6 MiB limit runs it: FAIL.  */
+      -E2BIG.  A kernel with v2's fixed 6 MiB limit runs it: FAIL.
+   5. Paths: 8 chains of CLONE + SPAWN_OPEN of the FIFO + 62 EXECs,
+      each EXEC with its own path of 4000 bytes (the kernel holds each
+      in a PATH_MAX buffer while the child blocks): memory.current grows
+      by at least the 496 paths (1.9 MiB; the memcg's per-CPU charge
+      batches are 256 KiB each).  v3 took them with delayed_getname()
+      from the unaccounted names_cache and kmalloc: FAIL.  */
 
 #include "st.h"
 #include <grp.h>
@@ -69,22 +80,17 @@ budget (void)
   return b < ST_ARG_MIN ? ST_ARG_MIN : b;
 }
 
-/* The kernel memory we watch, in kB: memory.current of our cgroup if
-   it has one, else Slab + KernelStack + VmallocUsed.  */
+/* The memory charged to our cgroup, in kB (memory.current).  */
 static char memcur[512];
+static const char memcg[] = "st-membound";
 
 static long
 kernel_kb (void)
 {
-  if (memcur[0] != '\0')
-    {
-      char buf[64];
-      if (st_read_file (memcur, buf, sizeof buf) > 0)
-	return atol (buf) / 1024;
-    }
-  long s = st_meminfo_kb ("Slab"), k = st_meminfo_kb ("KernelStack");
-  long v = st_meminfo_kb ("VmallocUsed");
-  return s + k + (v > 0 ? v : 0);
+  char buf[64];
+  if (st_read_file (memcur, buf, sizeof buf) > 0)
+    return atol (buf) / 1024;
+  return -1;
 }
 
 static long
@@ -171,6 +177,102 @@ expect_refused (const char *name, int n, int want)
 
 static int run (void);
 
+/* 5. Paths: NCHAINS blocked chains, each EXEC with a path of its own of
+   PATH_LEN bytes.  */
+enum { nchains = 8, path_len = 4000 };
+
+static void
+paths (void)
+{
+  struct io_uring ring;
+  int r = io_uring_queue_init (IORING_SPAWN_MAX_OPS, &ring, 0);
+  if (r < 0)
+    {
+      kt_fail ("paths: a ring", "%s", strerror (-r));
+      return;
+    }
+  int nexec = IORING_SPAWN_MAX_OPS - 2;
+  static char names[IORING_SPAWN_MAX_OPS][path_len];
+  for (int i = 0; i < nexec; i++)
+    {
+      memset (names[i], 'p', path_len - 1);
+      memcpy (names[i], "/tmp/", 5);
+      names[i][5] = 'a' + i % 26;
+      names[i][6] = 'a' + i / 26;
+      names[i][path_len - 1] = '\0';
+      /* Components of at most NAME_MAX.  */
+      for (int j = 200; j < path_len - 1; j += 200)
+	names[i][j] = '/';
+    }
+  char *argv[] = { "true", NULL };
+  struct clone_args pca = { .exit_signal = SIGCHLD };
+  long k0 = kernel_kb ();
+  pid_t children[nchains];
+  int started = 0;
+  for (int c = 0; c < nchains; c++)
+    {
+      st_clone (&ring, &pca, 0);
+      st_open (&ring, fifo, O_RDONLY, 10, 1);
+      for (int i = 0; i < nexec; i++)
+	{
+	  struct io_uring_sqe *sqe
+	    = st_exec (&ring, names[i], argv, st_envp, 2 + i);
+	  if (i + 1 < nexec)
+	    sqe->flags = IOSQE_IO_LINK;
+	}
+      if (io_uring_submit (&ring) != nexec + 2)
+	{
+	  kt_fail ("paths: submit", "chain %d", c);
+	  break;
+	}
+      /* The child blocks in its open: the next chain's child is
+	 another one.  */
+      pid_t child = 0;
+      for (int tries = 0; tries < 200 && child == 0; tries++)
+	{
+	  pid_t pids[nchains + 1];
+	  int n = st_children_of (getpid (), pids, nchains + 1);
+	  for (int j = 0; j < n && child == 0; j++)
+	    {
+	      bool known = false;
+	      for (int k = 0; k < started; k++)
+		known |= pids[j] == children[k];
+	      if (!known && st_state (pids[j]) == 'S')
+		child = pids[j];
+	    }
+	  if (child == 0)
+	    usleep (10000);
+	}
+      if (child == 0)
+	{
+	  kt_fail ("paths: a blocked child", "chain %d", c);
+	  break;
+	}
+      children[started++] = child;
+    }
+  usleep (200000);
+  long k1 = kernel_kb ();
+  long want = (long) started * nexec * path_len / 1024;
+  printf ("paths: %d chains blocked, memory.current %ld -> %ld kB, the paths"
+	  " %ld kB\n", started, k0, k1, want);
+  if (started == nchains && k1 - k0 >= want)
+    kt_pass ("paths: charged to the memory cgroup");
+  else
+    kt_fail ("paths: charged to the memory cgroup",
+	     "memory.current grew by %ld kB, the paths are %ld kB", k1 - k0,
+	     want);
+  for (int c = 0; c < started; c++)
+    kill (children[c], SIGKILL);
+  int got = 0;
+  for (int c = 0; c < started; c++)
+    {
+      got += st_reap (&ring, nexec + 2, 20);
+      st_wait (children[c]);
+    }
+  KT_EXPECT_EQ ("paths: every CQE", got, started * (nexec + 2));
+  io_uring_queue_exit (&ring);
+}
+
 int
 main (void)
 {
@@ -189,6 +291,7 @@ main (void)
   if (t == 0)
     _exit (run ());
   int status = st_wait_for (t, 0, 550);
+  st_memcg_remove (memcg);
   unlink (fifo);
   unlink (prog);
   if (status < 0 || !WIFEXITED (status))
@@ -204,14 +307,13 @@ main (void)
 static int
 run (void)
 {
-  /* Our cgroup's memory.current, read before dropping privileges so
-     the path is known (reading it stays allowed).  */
-  char cg[400];
-  if (st_own_cgroup (cg, sizeof cg))
+  /* A memory cgroup of our own, made before dropping privileges
+     (reading memory.current stays allowed).  */
+  if (!st_memcg_enter (memcg, memcur, sizeof memcur))
     {
-      snprintf (memcur, sizeof memcur, "%s/memory.current", cg);
-      if (access (memcur, R_OK) != 0)
-	memcur[0] = '\0';
+      kt_fail ("a memory cgroup", "%s: %m (a kernel without CONFIG_MEMCG?)",
+	       memcur);
+      return 1;
     }
   if (setgroups (0, NULL) != 0 || setresgid (65534, 65534, 65534) != 0
       || setresuid (65534, 65534, 65534) != 0)
@@ -227,7 +329,7 @@ run (void)
       return 1;
     }
   unsigned long b = budget ();
-  printf ("budget %lu bytes (%s)\n", b, memcur[0] ? memcur : "meminfo");
+  printf ("budget %lu bytes (%s)\n", b, memcur);
 
   /* 1. Chain length.  Small argv: only the length matters.  */
   make_args (1);
@@ -270,12 +372,18 @@ run (void)
 	kt_fail ("kernel memory within one exec's budget",
 		 "grew by %ld kB, bound %ld kB", k1 - k0, bound);
       long copies = (long) (2 * (b * 2 / 5) / 1024);
+      if (k1 - k0 >= copies)
+	kt_pass ("the copies are charged to the memory cgroup");
+      else
+	kt_fail ("the copies are charged to the memory cgroup",
+		 "memory.current grew by %ld kB, the copies are %ld kB",
+		 k1 - k0, copies);
       /* RSS counters are per-CPU batched: half is plenty to tell
 	 counted from not counted.  */
-      if (rss1 - rss0 >= copies / 2)
-	kt_pass ("the copies are counted in the submitter's RSS");
+      if (rss1 - rss0 < copies / 2)
+	kt_pass ("the copies are not counted in the submitter's RSS");
       else
-	kt_fail ("the copies are counted in the submitter's RSS",
+	kt_fail ("the copies are not counted in the submitter's RSS",
 		 "RssAnon grew by %ld kB, the copies are %ld kB",
 		 rss1 - rss0, copies);
       kill (child, SIGKILL);
@@ -289,12 +397,12 @@ run (void)
       else
 	kt_fail ("killed chain: the child died of SIGKILL", "status %#x",
 		 status);
-      long rss2 = rss_anon_kb ();
-      if (rss2 - rss0 < copies / 2)
+      long k2 = kernel_kb ();
+      if (k2 - k0 < copies / 2)
 	kt_pass ("the copies are uncharged when the chain ends");
       else
 	kt_fail ("the copies are uncharged when the chain ends",
-		 "RssAnon still %ld kB above", rss2 - rss0);
+		 "memory.current still %ld kB above", k2 - k0);
     }
 
   /* 3. Over budget.  */
@@ -327,6 +435,7 @@ run (void)
 	}
     }
 
+  paths ();
   st_no_children ("no child left");
   return kt_failures ? 1 : 0;
 }

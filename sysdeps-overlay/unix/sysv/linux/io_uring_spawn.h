@@ -160,8 +160,8 @@ struct io_uring_spawn_attr
 #define IORING_CLONE_FD_SNAPSHOT		(1U << 0)
 /* IORING_OP_EXEC, sqe->spawn_flags: a step of a PATH search.  */
 #define IORING_EXEC_SEARCH			(1U << 0)
-/* IORING_SPAWN_CLOSE, sqe->spawn_flags: a descriptor that is not open is
-   no error below RLIMIT_NOFILE.  */
+/* IORING_SPAWN_CLOSE, sqe->spawn_flags: no close error for a descriptor
+   below RLIMIT_NOFILE.  */
 #define IORING_SPAWN_CLOSE_IN_LIMIT		(1U << 0)
 
 /* IORING_OP_CLONE's CQE: the chain failed and the child is gone.  */

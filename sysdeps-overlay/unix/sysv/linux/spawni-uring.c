@@ -60,8 +60,9 @@
 
    The kernel tells in the auxiliary vector whether it runs chains for
    this process, so that no system call is made to find out.  It may
-   still refuse a chain (-EOPNOTSUPP), for instance under a seccomp
-   filter or a tracer; the clone path then spawns.
+   still refuse a chain: -EOPNOTSUPP under a seccomp filter or a tracer,
+   -EACCES under io_uring's own restrictions or filters.  The clone path
+   then spawns.
 
    Each thread that spawns has a ring, made by its first spawn and freed
    when the thread exits.  It has no file descriptor, so nothing the
@@ -304,8 +305,8 @@ ring_wait (struct spawn_ring *r, unsigned int n)
 /* Submit the N SQEs after the SQ tail and wait for their N CQEs.  Return
    RUN_DONE; RUN_NONE if the kernel did not take the whole chain, which
    then did nothing: no child exists, the CQEs of what the kernel took
-   are consumed and the ring is as before; RUN_LOST if the CQEs cannot
-   be waited for.  */
+   are consumed and the ring is as before, or given up if it will take
+   none; RUN_LOST if the CQEs cannot be waited for.  */
 enum run { RUN_DONE, RUN_NONE, RUN_LOST };
 static enum run
 ring_run (struct spawn_ring *r, unsigned int n)
@@ -325,6 +326,17 @@ ring_run (struct spawn_ring *r, unsigned int n)
      the next request, for instance).  It fails a chain it did not get
      whole, before any child exists, with a CQE for each SQE it took;
      the rest were never seen.  */
+  if (ret == -EBADF || ret == -EINVAL || ret == -EOPNOTSUPP
+      || ret == -EEXIST)
+    {
+      /* The slot holds no ring of ours (the application unregistered
+	 it, say), or the ring will never take a submission: not again
+	 in this thread.  The slot is not ours to touch any more.  */
+      __munmap (r->mem, ring_size ());
+      r->mem = NULL;
+      r->failed = 1;
+      return RUN_NONE;
+    }
   unsigned int taken = ret > 0 ? ret : 0;
   r->sq_tail += taken;
   atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail);
@@ -460,8 +472,8 @@ chain_file_actions (struct chain *c, const posix_spawn_file_actions_t *fa,
       switch (action->tag)
 	{
 	case spawn_do_close:
-	  /* As __spawni_child: a descriptor that is not open is no error,
-	     one out of range is.  */
+	  /* As __spawni_child: no close error below the limit (a
+	     descriptor not open, a flush that failed), EBADF above.  */
 	  sqe = chain_action (c, IORING_SPAWN_CLOSE,
 			      action->action.close_action.fd);
 	  sqe->spawn_flags = IORING_SPAWN_CLOSE_IN_LIMIT;
@@ -741,7 +753,7 @@ __spawni_uring (int *pid, const char *file,
       /* No child.  The clone path spawns instead: after a refusal, for
 	 the thread's next few spawns too.  A clone that failed fails
 	 there the same way.  */
-      if (clone_res == -EOPNOTSUPP)
+      if (clone_res == -EOPNOTSUPP || clone_res == -EACCES)
 	{
 	  c.ring->backoff = MIN (2 * c.ring->backoff + 1, URING_BACKOFF_MAX);
 	  c.ring->backoff_left = c.ring->backoff;
