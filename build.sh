@@ -27,13 +27,14 @@ Commands:
                 2.44, Debian's source as it is (build/glibc-stock);
                 --abis: the series for i686 and x32, compile-only
                 (gcc-multilib)
-  kernel [--debug|--both|--mainline]
+  kernel [--debug|--both|--mainline|--mainline-debug]
                 build Debian's linux-source-7.3 with the series in
                 patches/kernel/ (scripts/kernel.sh; see kernel/README.md):
                 build/kernel (plain: the benchmarks), build/kernel-debug
                 (lockdep, KASAN, kmemleak, fault injection: the tests);
                 --mainline: the plain one without the series
-                (build/kernel-mainline)
+                (build/kernel-mainline); --mainline-debug: the debug
+                one without it (build/kernel-mainline-debug)
   kernel-each [--no-configs]
                 the series on the files it touches less Debian's changes
                 (kernel/debian-changes.diff: the mainline base), with no

@@ -1,6 +1,6 @@
 # scripts/kernel.sh -- build the uring-spawn test kernel.
 #
-#   bash scripts/kernel.sh [--debug | --both | --mainline]
+#   bash scripts/kernel.sh [--debug | --both | --mainline | --mainline-debug]
 #   (or sourced by build.sh, which then calls: kernel_build [--debug])
 #
 # Debian's linux-source-7.3 (pinned in patches/sources.lock, fetched by
@@ -17,6 +17,9 @@
 #                                   config.fragment as the plain kernel,
 #                                   without the series (the kselftests'
 #                                   reference, scripts/kselftests.sh)
+#   build/kernel-mainline-debug/... --mainline-debug: the debug kernel's
+#                                   configuration without the series (the
+#                                   reference of scripts/boot-kasan.sh)
 #
 # build/kernel and build/kernel-debug are symlinks to
 # $CACHE/kernel/out-KEY, KEY = hash(tarball, patches, fragments, variant):
@@ -112,14 +115,33 @@ _kernel_patch_files ()
 	 -e 's|^copy to \(.*\)|\1|p' "$@" | sort -u
 }
 
-# Print the cache key of a variant (plain|debug|mainline; mainline is
-# plain without the series).
+# The fragments of a variant, in order.
+_kernel_frags ()
+{
+  local variant=$1
+  echo "$KERNEL_FRAGMENT"
+  case $variant in
+    debug) echo "$KERNEL_DEBUG_FRAGMENT" ;;
+    mainline-debug)
+      # Without the series' own options, which mainline does not have.
+      mkdir -p "$CACHE/kernel"
+      grep -v '^CONFIG_IO_URING_SPAWN' "$KERNEL_DEBUG_FRAGMENT" \
+	> "$CACHE/kernel/mainline-debug.fragment"
+      echo "$CACHE/kernel/mainline-debug.fragment" ;;
+  esac
+}
+
+# Print the cache key of a variant (plain|debug|mainline|mainline-debug;
+# mainline is plain without the series, mainline-debug debug without it).
 kernel_key ()
 {
-  local variant=$1 frags=("$KERNEL_FRAGMENT")
-  [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
+  local variant=$1 frags
+  mapfile -t frags < <(_kernel_frags "$variant")
   local patches=()
-  [ "$variant" = mainline ] || mapfile -t patches < <(kernel_patches; kernel_test_patches)
+  case $variant in
+    mainline*) ;;
+    *) mapfile -t patches < <(kernel_patches; kernel_test_patches) ;;
+  esac
   # The fragments' options, not their comments: a comment edit rebuilds
   # nothing.
   hash_of "recipe $_KERNEL_RECIPE" "variant $variant" "$(kernel_tarball_hash)" \
@@ -248,16 +270,16 @@ _kernel_verify_config ()
   fi
 }
 
-# kernel_build [--debug|--mainline]: build (or reuse) a variant and
-# point build/kernel[-debug|-mainline] at it.
+# kernel_build [--debug|--mainline|--mainline-debug]: build (or reuse) a
+# variant and point build/kernel[-debug|-mainline|-mainline-debug] at it.
 kernel_build ()
 {
   local variant=plain
-  [ "${1:-}" = --debug ] && variant=debug
-  [ "${1:-}" = --mainline ] && variant=mainline
+  case ${1:-} in
+    --debug|--mainline|--mainline-debug) variant=${1#--} ;;
+  esac
   local link=$_kernel_here/build/$KERNEL_LINK
-  [ $variant = debug ] && link=$link-debug
-  [ $variant = mainline ] && link=$link-mainline
+  [ $variant = plain ] || link=$link-$variant
   kernel_tarball
   [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL not found"
   local key out th
@@ -320,15 +342,15 @@ _kernel_build_locked ()
   local log=$CACHE/logs/kernel-$variant.log
   local t0=$(date +%s)
   _kernel_extract "$src"
-  if [ "$variant" = mainline ]; then
-    _kernel_sync_tree "$src" "$tree-mainline" none
-    tree=$tree-mainline
-  else
-    _kernel_sync_tree "$src" "$tree"
-  fi
+  case $variant in
+    mainline*)
+      _kernel_sync_tree "$src" "$tree-mainline" none
+      tree=$tree-mainline ;;
+    *) _kernel_sync_tree "$src" "$tree" ;;
+  esac
   mkdir -p "$obj"
-  local frags=("$KERNEL_FRAGMENT")
-  [ "$variant" = debug ] && frags+=("$KERNEL_DEBUG_FRAGMENT")
+  local frags
+  mapfile -t frags < <(_kernel_frags "$variant")
   local mk=(make -C "$tree" O="$obj" ARCH=x86_64 -j"$JOBS")
   # tinyconfig, then our fragments on top, then fill in the defaults.
   step "$CACHE/logs/kernel-$variant-config.log" "configuring the $variant kernel" \
@@ -359,8 +381,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     '') kernel_build ;;
     --debug) kernel_build --debug ;;
     --both) kernel_build && kernel_build --debug ;;
-    --mainline) kernel_build --mainline ;;
-    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "usage: bash scripts/kernel.sh [--debug | --both | --mainline]" ;;
+    --mainline|--mainline-debug) kernel_build "$1" ;;
+    -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "usage: bash scripts/kernel.sh [--debug | --both | --mainline | --mainline-debug]" ;;
   esac
 fi
