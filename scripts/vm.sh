@@ -99,9 +99,8 @@ _vm_dmesg_check ()
 # KASAN report that mainline's debug kernel logs too (an interrupt taken
 # in identify_cpu() or a function it calls, handle_edge_irq ->
 # do_raw_spin_lock, wild-memory-access), and tests/known-failures lists
-# it as
-# boot-kasan-identify-cpu.  A KASAN report turns lockdep off for the rest
-# of the boot, so such a boot is not used: vm_start boots again.
+# it as boot-kasan-identify-cpu.  A KASAN report turns lockdep off for
+# the rest of the boot, so such a boot is not used: vm_start boots again.
 _vm_known_boot_report ()
 {
   grep -q '^boot-kasan-identify-cpu[[:space:]]' "$_vm_here/tests/known-failures" \

@@ -1157,22 +1157,6 @@ st_trace_spawned (const char *tracing)
   return n;
 }
 
-/* FIELD of /proc/meminfo in kB, or -1.  */
-static inline long
-st_meminfo_kb (const char *field)
-{
-  char line[256];
-  size_t len = strlen (field);
-  long v = -1;
-  FILE *f = fopen ("/proc/meminfo", "re");
-  while (f != NULL && fgets (line, sizeof line, f) != NULL)
-    if (strncmp (line, field, len) == 0 && line[len] == ':')
-      v = atol (line + len + 1);
-  if (f != NULL)
-    fclose (f);
-  return v;
-}
-
 /* The target of /proc/PID/exe (PID 0: self) into BUF; its length or
    -errno.  */
 static inline int

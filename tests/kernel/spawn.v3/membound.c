@@ -29,9 +29,7 @@
       between arrays A and B (different pointer arrays over the same
       string block), each copy 2/5 of the budget.  The distinct copies
       (2) fit: the clone runs (the child blocks in the open).  While it
-      blocks, the kernel's memory (the cgroup's memory.current if there
-      is one, else /proc/meminfo Slab + KernelStack + VmallocUsed) grows
-      by no more than the budget plus a fixed slack (64 requests, one
+      blocks, the cgroup's memory.current grows by no more than the budget plus a fixed slack (64 requests, one
       task, 4 MiB of noise) and by at least the two copies (they are
       charged), and the submitter's RssAnon grows by less than half of
       them (v3 counted them there).  A kernel that copies per EXEC

@@ -322,10 +322,6 @@ ring_run (struct spawn_ring *r, unsigned int n)
       return ring_wait (r, n) ? RUN_DONE : RUN_LOST;
     }
 
-  /* The kernel took the first TAKEN SQEs only (it ran out of memory for
-     the next request, for instance).  It fails a chain it did not get
-     whole, before any child exists, with a CQE for each SQE it took;
-     the rest were never seen.  */
   if (ret == -EBADF || ret == -EINVAL || ret == -EOPNOTSUPP
       || ret == -EEXIST)
     {
@@ -337,6 +333,11 @@ ring_run (struct spawn_ring *r, unsigned int n)
       r->failed = 1;
       return RUN_NONE;
     }
+
+  /* The kernel took the first TAKEN SQEs only (it ran out of memory for
+     the next request, for instance).  It fails a chain it did not get
+     whole, before any child exists, with a CQE for each SQE it took;
+     the rest were never seen.  */
   unsigned int taken = ret > 0 ? ret : 0;
   r->sq_tail += taken;
   atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail);
