@@ -80,6 +80,11 @@ Commands:
   patch         regenerate patches/glibc/posix_spawn-io_uring.mbox (the
                 glibc series) from sysdeps-overlay/, tests/glibc/ and
                 patches/glibc/
+  posting [MBOX [OVERLAY]]
+                what the glibc review asked of the posting and its text
+                (RFC tags and cover, NEWS, "Checked on", the claims, the
+                documented differences and costs) and the thread
+                descriptor without the ring on i686 and x32; part of check
   deb, deb-test, container
                 pending: Debian 13 packages and the container come in
                 their own issue (v2's, for glibc 2.36, are at tag v2)
@@ -129,6 +134,10 @@ cmd_check ()
   mkdir -p "$results"
   export GLIBC_RESULTS=$TOP/$results
   t0=$(date +%s)
+  say "the glibc posting and its documentation"
+  glibc_posting_check | tee "$results/posting.summary" || true
+  read -r np nf <<<"$(counts_of "$results/posting.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
   say "host: glibc's tests on this machine's kernel"
   glibc_check | tee "$results/host.summary" || true
   read -r np nf <<<"$(counts_of "$results/host.summary")"
@@ -182,6 +191,7 @@ case "${1:-all}" in
   kselftests) shift; bash scripts/kselftests.sh "$@" ;;
   checked-on) shift; . scripts/glibc-checked-on.sh; checked_on_main "$@" ;;
   patch)     glibc_patch_write ;;
+  posting)   shift; glibc_paths; glibc_extract "$PRISTINE"; glibc_posting_check "$@" ;;
   clean)     shift; cmd_clean "$@" ;;
   help|-h|--help) usage ;;
   *)         usage >&2; die "unknown command: $1" ;;

@@ -313,7 +313,14 @@ glibc_patch_make ()
       git add -A
       git commit -q -F "$msg"
     done
-    git format-patch -q -$n --stdout --no-signature --stat=72 HEAD
+    # The cover letter, mail 0: its subject line, then its body.
+    git config "branch.$(git branch --show-current).description" \
+      "$(sed -n '1s/^Subject: \[[^]]*\] //p' "$TOP/$G_SERIES/cover-letter.txt")
+
+$(sed '1,/^$/d' "$TOP/$G_SERIES/cover-letter.txt")"
+    git format-patch -q -$n --stdout --no-signature --stat=72 \
+      --subject-prefix="RFC PATCH" --cover-letter \
+      --cover-from-description=subject HEAD
   ) > "$out"
   rm -rf "$tmp"
 }
@@ -348,7 +355,7 @@ glibc_patch_check ()
 	  fi
 	done \
       && git add -A && git commit -q -m base \
-      && git am -q "$TOP/patches/$PATCH_NAME"
+      && git am -q --empty=drop "$TOP/patches/$PATCH_NAME"
   ) || { rm -rf "$dir"; die "git am patches/$PATCH_NAME fails on Debian's glibc $GLIBC_VERSION"; }
   # And with patch -p1, as quilt applies it: on copies of the same files
   # (a dry run cannot see the first mail's changes under the second's).
@@ -362,7 +369,61 @@ glibc_patch_check ()
   patch -s -p1 -d "$dir" < "patches/$PATCH_NAME" \
     || { rm -rf "$dir"; die "patches/$PATCH_NAME does not apply to Debian's glibc $GLIBC_VERSION with patch -p1"; }
   rm -rf "$dir"
-  say "patches/$PATCH_NAME is in sync with the overlay and its $(grep -c '^Subject: ' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
+  say "patches/$PATCH_NAME is in sync with the overlay and its $(grep -c '^Subject: \[RFC PATCH [1-9]' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
+}
+
+# glibc_posting_check [MBOX [OVERLAY]]: what the glibc review of v3 asked
+# of the posting (B3, B4) and of the documentation and the ABI (M5, M6),
+# one PASS or FAIL line each, then "posting: N passed, N failed".
+glibc_posting_check ()
+{
+  local mbox=${1:-patches/$PATCH_NAME} overlay=${2:-$G_OVERLAY} p=0 f=0 m want
+  # _posting NAME CMD...: PASS if CMD succeeds.
+  _posting ()
+  {
+    local name=$1
+    shift
+    if "$@"; then echo "PASS: posting: $name"; p=$((p + 1))
+    else echo "FAIL: posting: $name"; f=$((f + 1)); fi
+  }
+  # The mbox's sentences, one per line, without texinfo's @code{}.
+  _sentences ()
+  {
+    tr '\n' ' ' < "$mbox" | sed 's/  */ /g; s/@code{\([^}]*\)}/\1/g; s/\. /.\n/g'
+  }
+  # _twice TEXT: in the commit message and in the manual text.
+  _twice () { [ "$(_sentences | grep -c -- "$1")" -ge 2 ]; }
+  _checked_on ()
+  {
+    [ "$(awk '/^Subject: \[RFC PATCH [1-9]\/2\]/ { mail = 1 } /^---$/ { mail = 0 }
+	     mail && /^Checked on / { n++ } END { print n + 0 }' "$mbox")" = 2 ]
+  }
+  _tcb ()
+  {
+    printf '#include <tls-internal-struct.h>\n_Static_assert (sizeof (struct tls_internal_t) %s 2 * sizeof (char *), "");\n' "$2" \
+      | gcc "$1" -fsyntax-only -nostdinc -I "$overlay/unix/sysv/linux" \
+	  -I "$PRISTINE/sysdeps/x86" -x c - 2>/dev/null
+  }
+  for m in 0 1 2; do
+    _posting "B3: mail $m/2 is an [RFC PATCH $m/2]" grep -q "^Subject: \[RFC PATCH $m/2\]" "$mbox"
+  done
+  _posting "B3: a NEWS hunk" grep -q '^diff --git a/NEWS b/NEWS' "$mbox"
+  _posting 'B3: a "Checked on" line in each commit message' _checked_on
+  _posting "B4: no claim that stock 2.44 copies the caller's page tables" \
+    eval "! grep -Eq 'never copied|address space is copied' \"\$mbox\""
+  _posting "B4: the figures name their clock (-icount)" grep -q -- '-icount' "$mbox"
+  for m in 'execve in another thread' 'the process is terminated with a message'; do
+    _posting "M5: the commit message and the manual text say: $m" _twice "$m"
+  done
+  for m in 'io-wq' '64 KiB pages'; do
+    _posting "M6: the commit message and the manual text name the cost: $m" _twice "$m"
+  done
+  # The thread descriptor: no ring where the code cannot run.
+  _posting "M6: struct tls_internal_t with -m32: two pointers, no ring" _tcb -m32 '=='
+  _posting "M6: struct tls_internal_t with -mx32: two pointers, no ring" _tcb -mx32 '=='
+  _posting "M6: struct tls_internal_t with -m64: holds the ring" _tcb -m64 '>'
+  echo "posting: $p passed, $f failed"
+  [ "$f" -eq 0 ]
 }
 
 # Where the test results go: build/results, or GLIBC_RESULTS.

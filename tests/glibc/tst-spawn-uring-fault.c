@@ -79,6 +79,13 @@
 #include <support/xthread.h>
 #include <support/xunistd.h>
 
+#if !HAVE_SPAWN_URING
+static int
+do_test (int argc, char **argv)
+{
+  FAIL_UNSUPPORTED ("glibc spawns through io_uring for 64-bit programs only");
+}
+#else
 static int child;
 #define CMDLINE_OPTIONS \
   { "child", no_argument, &child, 1 },
@@ -596,6 +603,8 @@ do_test (int argc, char **argv)
 		      " ignore-gfp-wait N for make-it-fail to make one");
   return 0;
 }
+
+#endif /* HAVE_SPAWN_URING */
 
 /* Hundreds of spawns, each of which runs this program, under an
    emulated CPU and a kernel with KASAN and lockdep.  */

@@ -1,5 +1,5 @@
 /* Check what a thread's spawns cost after the kernel refused its chain
-   through io_uring's own restrictions, or lost its ring.  Linux version.
+   through io_uring's own restrictions.  Linux version.
    Copyright (C) 2026 Free Software Foundation, Inc.
    This file is part of the GNU C Library.
 
@@ -25,14 +25,9 @@
      on fd -1) that denies IORING_OP_CLONE: the kernel fails the clone
      with -EACCES.  The thread's next 1, 3, 7... spawns must take the
      clone path without a submission, as after -EOPNOTSUPP.
-   - The application unregisters every registered ring of the thread
-     (IORING_UNREGISTER_RING_FDS on a ring of its own), the thread's
-     spawn ring with them: io_uring_enter then fails with EBADF, and the
-     thread must not try its ring again.
 
    Every spawn must succeed.  A submission is seen as a move of the
-   ring's SQ tail, which glibc advances by what the kernel took; a ring
-   given up has no memory.  Where the kernel runs no chains, or the
+   ring's SQ tail, which glibc advances by what the kernel took.  Where the kernel runs no chains, or the
    tunable is 0, no spawn may submit.  */
 
 #include <errno.h>
@@ -61,7 +56,6 @@
 /* The rest of the io_uring UAPI this test needs.  */
 #define IORING_OP_NOP 0
 #define IORING_REGISTER_RESTRICTIONS 11
-#define IORING_UNREGISTER_RING_FDS 21
 #define IORING_REGISTER_BPF_FILTER 37
 #define IORING_RESTRICTION_SQE_OP 1
 struct test_task_restriction
@@ -76,12 +70,6 @@ struct test_task_restriction
     uint8_t resv;
     uint32_t resv2[3];
   } res[1];
-};
-struct test_rsrc_update
-{
-  uint32_t offset;
-  uint32_t resv;
-  uint64_t data;
 };
 struct test_bpf
 {
@@ -115,10 +103,15 @@ spawn_true (void)
   TEST_COMPARE (status, 0);
 }
 
-static const struct spawn_ring *
-ring (void)
+/* The thread's ring's SQ tail; 0 where glibc has no ring code.  */
+static unsigned int
+sq_tail (void)
 {
-  return &THREAD_SELF->tls_state.spawn_ring;
+#if HAVE_SPAWN_URING
+  return THREAD_SELF->tls_state.spawn_ring.sq_tail;
+#else
+  return 0;
+#endif
 }
 
 /* Bit I: spawn I submitted.  */
@@ -128,9 +121,9 @@ spawns_submitted (void)
   unsigned int submitted = 0;
   for (int i = 0; i < spawns; i++)
     {
-      unsigned int tail = ring ()->sq_tail;
+      unsigned int tail = sq_tail ();
       spawn_true ();
-      if (ring ()->sq_tail != tail)
+      if (sq_tail () != tail)
 	submitted |= 1U << i;
     }
   return submitted;
@@ -198,39 +191,6 @@ case_refused (bool bpf)
 }
 
 static void
-case_unregistered (bool unused)
-{
-  /* The thread's ring, where it makes one.  */
-  spawn_true ();
-  TEST_COMPARE (ring ()->mem != NULL, uring);
-
-  struct io_uring_params p = { 0 };
-  int fd = syscall (__NR_io_uring_setup, 4, &p);
-  if (fd < 0)
-    {
-      if (uring)
-	FAIL_EXIT1 ("io_uring_setup: %m");
-      printf ("info: io_uring_setup: %m; no unregistration\n");
-      return;
-    }
-  struct test_rsrc_update upd[16];
-  for (int i = 0; i < 16; i++)
-    upd[i] = (struct test_rsrc_update) { .offset = i };
-  TEST_COMPARE (io_uring_register (fd, IORING_UNREGISTER_RING_FDS, upd, 16),
-		16);
-  xclose (fd);
-
-  /* The first spawn finds the ring gone; from then on it is not
-     tried.  */
-  spawn_true ();
-  if (ring ()->mem != NULL)
-    FAIL ("the ring is kept after its registration was undone");
-  unsigned int submitted = spawns_submitted ();
-  if (submitted != 0)
-    FAIL ("unregistered ring: spawns that submitted %#x", submitted);
-}
-
-static void
 run (void (*fn) (bool), bool arg, const char *what)
 {
   printf ("info: %s\n", what);
@@ -259,7 +219,6 @@ do_test (void)
 
   run (case_refused, false, "task restrictions");
   run (case_refused, true, "task BPF filter");
-  run (case_unregistered, false, "unregistered ring");
   return 0;
 }
 

@@ -31,6 +31,7 @@
 # define DLOPEN 0
 #endif
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,13 @@ do_test (void)
   for (int i = 0; i < threads; i++)
     xpthread_join (xpthread_create (NULL, thread, NULL));
   printf ("info: %d of %d threads had a ring\n", rings, threads);
+  /* Each thread makes one where the kernel runs chains for us, and none
+     through a dlopen'ed libc or with the tunable at 0.  */
+  const char *tunables = getenv ("GLIBC_TUNABLES");
+  bool uring = (!DLOPEN && (getauxval (AT_IO_URING_SPAWN) & 1) != 0
+		&& (tunables == NULL
+		    || strstr (tunables, "glibc.spawn.io_uring=0") == NULL));
+  TEST_COMPARE (rings, uring ? threads : 0);
   TEST_COMPARE (wipeonfork_kb (), 0);
 #if DLOPEN
   xdlclose (handle);

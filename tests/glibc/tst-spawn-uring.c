@@ -910,9 +910,10 @@ test_cgroup (void)
   xclose (fd);
 }
 
-/* Exec errors reach the caller.  The PATH search goes on past EACCES
-   and ENOENT, reports EACCES if it saw one, and stops at other errors;
-   only the compat symbols try /bin/sh after ENOEXEC.  */
+/* Exec errors reach the caller.  The PATH search goes on past EACCES,
+   ENOENT, ENOTDIR and ENAMETOOLONG, reports EACCES if it saw one, and
+   stops at other errors (ENOEXEC, ETXTBSY); only the compat symbols try
+   /bin/sh after ENOEXEC.  */
 static void
 test_exec_errors (void)
 {
@@ -924,15 +925,21 @@ test_exec_errors (void)
     spawn_fails (files[i], NULL, NULL, file_errs[i]);
 
   /* p-0/prog is not executable, p-1/prog has no #!, p-2/prog exits
-     with 42.  */
+     with 42, p-3/prog is open for writing (ETXTBSY).  */
   const char *bodies[] = { "#!/bin/sh\nexit 1\n", "exit 2\n",
-			   "#!/bin/sh\nexit 42\n" };
-  char *dirs[3];
-  for (int i = 0; i < 3; i++)
+			   "#!/bin/sh\nexit 42\n", "#!/bin/sh\nexit 3\n" };
+  char *dirs[4];
+  char *progs[4];
+  for (int i = 0; i < 4; i++)
     {
       dirs[i] = tmp_file (xasprintf ("p-%d", i), NULL, 0755);
-      tmp_file (xasprintf ("p-%d/prog", i), bodies[i], i == 0 ? 0644 : 0755);
+      progs[i] = tmp_file (xasprintf ("p-%d/prog", i), bodies[i],
+			   i == 0 ? 0644 : 0755);
     }
+  int busy = xopen (progs[3], O_WRONLY, 0);
+  /* A PATH entry that is a file (ENOTDIR), and one too long a name
+     (ENAMETOOLONG).  */
+  char *long_dir = xasprintf ("%s/%0*d", tmpdir, NAME_MAX + 1, 0);
   char *saved = xstrdup (getenv ("PATH"));
   const char *paths[][3] =
     {
@@ -941,8 +948,11 @@ test_exec_errors (void)
       { dirs[0], missing, missing },
       { missing, missing, missing },
       { missing, dirs[1], dirs[2] },
+      { noexec, missing, dirs[2] },
+      { long_dir, missing, dirs[2] },
+      { missing, dirs[3], dirs[2] },
     };
-  const int errs[] = { 0, EACCES, EACCES, ENOENT, ENOEXEC };
+  const int errs[] = { 0, EACCES, EACCES, ENOENT, ENOEXEC, 0, 0, ETXTBSY };
   for (int i = 0; i < array_length (paths); i++)
     {
       TEST_COMPARE (setenv ("PATH", xasprintf ("%s:%s:%s", paths[i][0],
@@ -950,6 +960,8 @@ test_exec_errors (void)
 		    0);
       spawnp_result ("prog", errs[i], 42);
     }
+  xclose (busy);
+  free (long_dir);
   /* A name with a slash is not searched for.  */
   spawnp_result ("p-2/prog", ENOENT, 0);
   spawnp_result ("", ENOENT, 0);

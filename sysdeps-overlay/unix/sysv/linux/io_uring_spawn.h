@@ -24,18 +24,15 @@
    kernel's headers by tst-io_uring_spawn-consts.py.  The kernel's own
    <linux/io_uring.h> must not be included with this file.  */
 
-#include <endian.h>
+#include <elf.h>
 #include <stdint.h>
 
 #ifdef LINUX_IO_URING_H
 # error "<io_uring_spawn.h> and <linux/io_uring.h> define the same types"
 #endif
 
-/* The auxiliary vector entry of a kernel that runs spawn chains for the
-   process: a mask of IORING_SPAWN_F_*.  */
-#ifndef AT_IO_URING_SPAWN
-# define AT_IO_URING_SPAWN		52
-#endif
+/* The bits of the auxiliary vector entry AT_IO_URING_SPAWN (<elf.h>) of
+   a kernel that runs spawn chains for the process.  */
 #define IORING_SPAWN_F_CHAIN		(1U << 0)
 #define IORING_SPAWN_F_FD_SNAPSHOT	(1U << 1)
 
@@ -107,6 +104,7 @@ struct io_uring_params
 #define IORING_SETUP_NO_MMAP			(1U << 14)
 #define IORING_SETUP_REGISTERED_FD_ONLY		(1U << 15)
 #define IORING_SETUP_NO_SQARRAY			(1U << 16)
+#define IORING_SETUP_PRIVATE_SLOT		(1U << 21)
 
 #define IORING_ENTER_GETEVENTS			(1U << 0)
 #define IORING_ENTER_REGISTERED_RING		(1U << 4)

@@ -21,6 +21,7 @@
 #include <clone_internal.h>
 #include <confstr.h>
 #include <errno.h>
+#include <execvpe-search.h>
 #include <fcntl.h>
 #include <internal-signals.h>
 #include <io_uring_spawn.h>
@@ -30,18 +31,21 @@
 #include <pthreadP.h>
 #include <spawn_int.h>
 #include <spawni-uring.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <execvpe-search.h>
 #include <sys/mman.h>
 #include <sys/param.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysdep.h>
 #include <tls-internal.h>
+#include <unistd.h>
 #define TUNABLE_NAMESPACE spawn
 #include <elf/dl-tunables.h>
+
+#if HAVE_SPAWN_URING
 
 /* A kernel that runs io_uring spawn chains takes a whole spawn as one
    submission:
@@ -67,7 +71,8 @@
    Each thread that spawns has a ring, made by its first spawn and freed
    when the thread exits.  It has no file descriptor, so nothing the
    application does to its descriptors reaches it and no child inherits
-   it; it takes one of the thread's registered-ring slots.  Its memory
+   it.  It sits in the thread's private registered-ring slot, which the
+   application's own io_uring registration calls cannot name.  Its memory
    is ours (IORING_SETUP_NO_MMAP), wiped in a child of fork, which then
    makes a ring of its own.  Signals are blocked while a spawn uses it,
    so a signal handler cannot spawn through it at the same time; at the
@@ -96,7 +101,7 @@ _Static_assert (URING_ENTRIES * sizeof (struct io_uring_sqe) <= 4096,
    chains for it or the tunable says no; -1 if not known yet.  */
 static long int uring_features = -1;
 
-static unsigned long int
+static long int
 uring_enabled (void)
 {
   /* The chain's signal sets hold signals 1 to 64: with more, the clone
@@ -162,8 +167,9 @@ ring_open (struct spawn_ring *r)
   struct io_uring_params p =
     {
       .flags = (IORING_SETUP_NO_MMAP | IORING_SETUP_REGISTERED_FD_ONLY
-		| IORING_SETUP_NO_SQARRAY | IORING_SETUP_SINGLE_ISSUER
-		| IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE),
+		| IORING_SETUP_PRIVATE_SLOT | IORING_SETUP_NO_SQARRAY
+		| IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
+		| IORING_SETUP_CQSIZE),
       .cq_entries = URING_ENTRIES,
       .cq_off.user_addr = (uintptr_t) mem,
       .sq_off.user_addr = (uintptr_t) mem + GLRO (dl_pagesize),
@@ -173,6 +179,14 @@ ring_open (struct spawn_ring *r)
     {
       __munmap (mem, ring_size ());
       return INTERNAL_SYSCALL_ERRNO (ret);
+    }
+  /* The SQE and CQE indexes below assume these sizes.  A kernel that
+     chose others keeps the ring, and the pages it pinned, until the
+     thread exits.  */
+  if (p.sq_entries != URING_ENTRIES || p.cq_entries != URING_ENTRIES)
+    {
+      __munmap (mem, ring_size ());
+      return EINVAL;
     }
   *r = (struct spawn_ring)
     {
@@ -223,7 +237,7 @@ ring_get (void)
   if (err != 0)
     {
       /* Not again in this thread when io_uring is not there for us
-	 (disabled, restricted, no registered-ring slot left); a lack of
+	 (disabled, restricted, the private slot taken); a lack of
 	 memory is no reason to stop trying.  */
       if (err == EPERM || err == EINVAL || err == ENOSYS || err == EBUSY
 	  || err == EACCES)
@@ -325,9 +339,8 @@ ring_run (struct spawn_ring *r, unsigned int n)
   if (ret == -EBADF || ret == -EINVAL || ret == -EOPNOTSUPP
       || ret == -EEXIST)
     {
-      /* The slot holds no ring of ours (the application unregistered
-	 it, say), or the ring will never take a submission: not again
-	 in this thread.  The slot is not ours to touch any more.  */
+      /* The ring will never take a submission: not again in this
+	 thread.  */
       __munmap (r->mem, ring_size ());
       r->mem = NULL;
       r->failed = 1;
@@ -607,12 +620,16 @@ chain_may_snapshot (const posix_spawn_file_actions_t *fa, const char *file,
 }
 
 /* The outcome of the chain C from its CQEs: whether an EXEC succeeded,
-   else the error posix_spawn reports (0 if a signal stopped the chain
-   before anything failed), the clone's result in *CLONE_RES and its CQE
-   flags in *CFLAGS.  */
+   else the error posix_spawn reports, the clone's result in *CLONE_RES
+   and its CQE flags in *CFLAGS.  The error is 0 if the chain ended
+   before a failure was final: a signal killed the child (the clone
+   path's child then reports none), or the kernel ended a search with
+   the snapshot at a program whose interpreter it may lack.  The steps
+   after that are -ECANCELED.  *LAST_EXEC is the EXEC tried last,
+   counted from the first.  */
 static int
 chain_result (const struct chain *c, bool *execd, int *clone_res,
-	      unsigned int *cflags)
+	      unsigned int *cflags, unsigned int *last_exec)
 {
   int res[URING_ENTRIES];
   for (unsigned int i = 0; i < c->n; i++)
@@ -636,9 +653,10 @@ chain_result (const struct chain *c, bool *execd, int *clone_res,
      search went through every name and one was EACCES.  */
   bool eacces = false;
   int err = 0;
-  for (unsigned int i = c->first_exec; i < c->n && res[i] != -ECANCELED;
-       i++)
+  unsigned int i;
+  for (i = c->first_exec; i < c->n && res[i] != -ECANCELED; i++)
     {
+      *last_exec = i - c->first_exec;
       if (res[i] >= 0)
 	{
 	  *execd = true;
@@ -647,7 +665,25 @@ chain_result (const struct chain *c, bool *execd, int *clone_res,
       err = -res[i];
       eacces |= err == EACCES;
     }
-  return eacces && __execvpe_search_goes_on (err) ? EACCES : err;
+  if (!__execvpe_search_goes_on (err))
+    return err;
+  /* A search cut short had not failed yet.  */
+  if (i < c->n)
+    return 0;
+  return eacces ? EACCES : err;
+}
+
+/* Whether the program that EXEC number I (from the first) of a chain
+   for FILE, or for the PATH candidates NAMES, named is there for the
+   caller.  */
+static bool
+exec_name_exists (const char *names, const char *file, unsigned int i)
+{
+  const char *name = file;
+  if (names != NULL)
+    for (name = names; i > 0; i--)
+      name += strlen (name) + 1;
+  return INTERNAL_SYSCALL_CALL (faccessat, AT_FDCWD, name, F_OK) == 0;
 }
 
 int
@@ -659,7 +695,7 @@ __spawni_uring (int *pid, const char *file,
   /* The compat ENOEXEC retry through /bin/sh has no chain equivalent.  */
   if ((xflags & SPAWN_XFLAGS_TRY_SHELL) != 0)
     return -1;
-  unsigned long int features = uring_enabled ();
+  long int features = uring_enabled ();
   if (features == 0)
     return -1;
   bool use_pidfd = (xflags & SPAWN_XFLAGS_RET_PIDFD) != 0;
@@ -693,6 +729,9 @@ __spawni_uring (int *pid, const char *file,
 
   int pidfd = -1;
   int ec = -1;
+  /* posix_spawn reports its errors by its result: errno is left as it
+     was, whatever the ring's system calls set.  */
+  int saved_errno = errno;
   int state;
   __pthread_setcancelstate (PTHREAD_CANCEL_DISABLE, &state);
   /* As for the clone path: a concurrent abort must not make the child
@@ -735,18 +774,16 @@ __spawni_uring (int *pid, const char *file,
   if (run == RUN_NONE)
     goto out;
   if (run == RUN_LOST)
-    {
-      /* A child may exist and run: never spawn a second one.  Its pidfd,
-	 if the clone wrote one, is not the caller's.  */
-      ec = EAGAIN;
-      if (use_pidfd && pidfd >= 0)
-	__close_nocancel_nostatus (pidfd);
-      goto out;
-    }
+    /* The kernel may still create the child, read the caller's argv and
+       write the pidfd into this frame after we return: nothing safe is
+       left to do.  */
+    __libc_fatal ("Fatal glibc error: posix_spawn cannot wait for its "
+		  "io_uring completion\n");
   bool execd;
   int clone_res;
   unsigned int cflags = 0;
-  int err = chain_result (&c, &execd, &clone_res, &cflags);
+  unsigned int last_exec = 0;
+  int err = chain_result (&c, &execd, &clone_res, &cflags, &last_exec);
   ring_consume (c.ring, c.n);
 
   if (clone_res <= 0)
@@ -766,23 +803,35 @@ __spawni_uring (int *pid, const char *file,
   if (!execd && err == 0 && (cflags & IORING_CQE_F_SPAWN_GONE))
     {
       /* The child was gone before any step ran (a seccomp filter it
-	 inherited, say): nothing of the chain exists, and the clone path
-	 spawns instead.  */
+	 inherited, say), or its search ended as above: nothing of the
+	 chain exists, and the clone path spawns instead.  */
+      if (use_pidfd)
+	__close_nocancel_nostatus (pidfd);
+      goto out;
+    }
+  if (snapshot && !execd && err == ENOENT
+      && (cflags & IORING_CQE_F_SPAWN_GONE)
+      && exec_name_exists (names, file, last_exec))
+    {
+      /* The program is there for us, so it or its interpreter is named
+	 through a close-on-exec descriptor the snapshot left out
+	 (#!/dev/fd/N, an ELF or binfmt_misc interpreter in /proc/self/fd,
+	 procfs mounted elsewhere).  The chain left no trace: the clone
+	 path spawns, with the whole table.  */
       if (use_pidfd)
 	__close_nocancel_nostatus (pidfd);
       goto out;
     }
   ec = err;
-  if (!execd && !(cflags & IORING_CQE_F_SPAWN_GONE))
+  if (ec != 0 && !(cflags & IORING_CQE_F_SPAWN_GONE))
     {
-      /* The child is a zombie, or traced.  As with the clone path, a
-	 signal that killed it before its exec is the caller's to see, and
-	 posix_spawn succeeds; otherwise it is reaped here.  */
+      /* The child failed and is a zombie, or traced, or was killed
+	 after the failure: reap it, as the clone path does.  One that a
+	 signal killed before any failure is the caller's to see, and
+	 posix_spawn succeeds.  */
       siginfo_t info;
-      if (err == 0
-	  || (__waitid (P_PID, clone_res, &info, WEXITED | WNOWAIT) == 0
-	      && info.si_code != CLD_EXITED))
-	ec = 0;
+      if (use_pidfd)
+	__waitid (P_PIDFD, pidfd, &info, WEXITED);
       else
 	__waitid (P_PID, clone_res, &info, WEXITED);
     }
@@ -797,5 +846,8 @@ __spawni_uring (int *pid, const char *file,
  out:
   __abort_lock_unlock (&oldmask);
   __pthread_setcancelstate (state, NULL);
+  __set_errno (saved_errno);
   return ec;
 }
+
+#endif /* HAVE_SPAWN_URING */

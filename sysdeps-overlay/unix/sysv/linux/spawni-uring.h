@@ -20,7 +20,9 @@
 #define _SPAWNI_URING_H	1
 
 #include <spawn.h>
+#include <tls-internal-struct.h>
 
+#if HAVE_SPAWN_URING
 /* Spawn as __spawni does, with one io_uring submission.  Return what
    posix_spawn returns, or -1, before any process is created, where the
    kernel or the request cannot take the spawn this way; the caller then
@@ -33,5 +35,15 @@ extern int __spawni_uring (int *pid, const char *file,
 /* Free the calling thread's ring, if it has one; called when the thread
    exits.  */
 extern void __spawni_uring_freeres (void) attribute_hidden;
+#else
+static inline int
+__spawni_uring (int *pid, const char *file,
+		const posix_spawn_file_actions_t *file_actions,
+		const posix_spawnattr_t *attrp, char *const argv[],
+		char *const envp[], int xflags)
+{
+  return -1;
+}
+#endif
 
 #endif /* spawni-uring.h */

@@ -19,6 +19,17 @@
 #ifndef _TLS_INTERNAL_STRUCT_H
 #define _TLS_INTERNAL_STRUCT_H 1
 
+#include <bits/wordsize.h>
+
+/* The kernel runs io_uring spawn chains for 64-bit programs only: the
+   others (i686, x32) have neither the ring nor the code.  */
+#if __WORDSIZE == 64
+# define HAVE_SPAWN_URING 1
+#else
+# define HAVE_SPAWN_URING 0
+#endif
+
+#if HAVE_SPAWN_URING
 /* The thread's io_uring ring for posix_spawn (spawni-uring.c).  */
 struct spawn_ring
 {
@@ -35,12 +46,15 @@ struct spawn_ring
   unsigned short int backoff;	/* Spawns to leave to clone after the */
   unsigned short int backoff_left;	/* kernel refused; left of them.  */
 };
+#endif
 
 struct tls_internal_t
 {
   char *strsignal_buf;
   char *strerror_l_buf;
+#if HAVE_SPAWN_URING
   struct spawn_ring spawn_ring;
+#endif
 };
 
 #endif
