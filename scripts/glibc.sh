@@ -409,8 +409,8 @@ glibc_posting_check ()
   done
   _posting "B3: a NEWS hunk" grep -q '^diff --git a/NEWS b/NEWS' "$mbox"
   _posting 'B3: a "Checked on" line in each commit message' _checked_on
-  _posting "B4: no claim that stock 2.44 copies the caller's page tables" \
-    eval "! grep -Eq 'never copied|address space is copied' \"\$mbox\""
+  _no_copy_claim () { ! grep -Eq 'never copied|address space is copied' "$mbox"; }
+  _posting "B4: no claim that stock 2.44 copies the caller's page tables" _no_copy_claim
   _posting "B4: the figures name their clock (-icount)" grep -q -- '-icount' "$mbox"
   for m in 'execve in another thread' 'the process is terminated with a message'; do
     _posting "M5: the commit message and the manual text say: $m" _twice "$m"

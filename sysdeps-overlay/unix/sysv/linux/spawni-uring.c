@@ -297,32 +297,27 @@ ring_consume (struct spawn_ring *r, unsigned int n)
   atomic_store_release (ring_u32 (r, r->cq_head_off), r->cq_head);
 }
 
-/* Wait until the N CQEs after the CQ head are there.  False if they
-   cannot be waited for: the ring is then given up, its pages left to
-   the kernel.  */
-static bool
+/* Wait until the N CQEs after the CQ head are there.  Until they are,
+   the kernel may still create a child, read the caller's argv and write
+   the pidfd into posix_spawn's frame: if they cannot be waited for,
+   nothing safe is left to do.  */
+static void
 ring_wait (struct spawn_ring *r, unsigned int n)
 {
   while (atomic_load_acquire (ring_u32 (r, r->cq_tail_off)) - r->cq_head < n)
     {
       long int ret = ring_enter (r, 0, n);
       if (ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY)
-	{
-	  r->mem = NULL;
-	  r->failed = 1;
-	  return false;
-	}
+	__libc_fatal ("Fatal glibc error: posix_spawn cannot wait for its "
+		      "io_uring completion\n");
     }
-  return true;
 }
 
-/* Submit the N SQEs after the SQ tail and wait for their N CQEs.  Return
-   RUN_DONE; RUN_NONE if the kernel did not take the whole chain, which
-   then did nothing: no child exists, the CQEs of what the kernel took
-   are consumed and the ring is as before, or given up if it will take
-   none; RUN_LOST if the CQEs cannot be waited for.  */
-enum run { RUN_DONE, RUN_NONE, RUN_LOST };
-static enum run
+/* Submit the N SQEs after the SQ tail and wait for their N CQEs.  False
+   if the kernel did not take the whole chain, which then did nothing:
+   no child exists, the CQEs of what the kernel took are consumed and the
+   ring is as before, or given up if it will take none.  */
+static bool
 ring_run (struct spawn_ring *r, unsigned int n)
 {
   atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail + n);
@@ -333,7 +328,8 @@ ring_run (struct spawn_ring *r, unsigned int n)
   if (ret == n)
     {
       r->sq_tail += n;
-      return ring_wait (r, n) ? RUN_DONE : RUN_LOST;
+      ring_wait (r, n);
+      return true;
     }
 
   if (ret == -EBADF || ret == -EINVAL || ret == -EOPNOTSUPP
@@ -344,7 +340,7 @@ ring_run (struct spawn_ring *r, unsigned int n)
       __munmap (r->mem, ring_size ());
       r->mem = NULL;
       r->failed = 1;
-      return RUN_NONE;
+      return false;
     }
 
   /* The kernel took the first TAKEN SQEs only (it ran out of memory for
@@ -354,10 +350,9 @@ ring_run (struct spawn_ring *r, unsigned int n)
   unsigned int taken = ret > 0 ? ret : 0;
   r->sq_tail += taken;
   atomic_store_release (ring_u32 (r, r->sq_tail_off), r->sq_tail);
-  if (!ring_wait (r, taken))
-    return RUN_LOST;
+  ring_wait (r, taken);
   ring_consume (r, taken);
-  return RUN_NONE;
+  return false;
 }
 
 /* The chain being written into the ring.  */
@@ -675,7 +670,7 @@ chain_result (const struct chain *c, bool *execd, int *clone_res,
 
 /* Whether the program that EXEC number I (from the first) of a chain
    for FILE, or for the PATH candidates NAMES, named is there for the
-   caller.  */
+   caller, looked up with the effective IDs, as its exec looks it up.  */
 static bool
 exec_name_exists (const char *names, const char *file, unsigned int i)
 {
@@ -683,7 +678,8 @@ exec_name_exists (const char *names, const char *file, unsigned int i)
   if (names != NULL)
     for (name = names; i > 0; i--)
       name += strlen (name) + 1;
-  return INTERNAL_SYSCALL_CALL (faccessat, AT_FDCWD, name, F_OK) == 0;
+  return INTERNAL_SYSCALL_CALL (faccessat2, AT_FDCWD, name, F_OK,
+				AT_EACCESS) == 0;
 }
 
 int
@@ -770,15 +766,8 @@ __spawni_uring (int *pid, const char *file,
     chain_exec (&c, file, argv, envp, 0);
   ring_sqe (c.ring, c.n - 1)->flags = 0;
 
-  enum run run = ring_run (c.ring, c.n);
-  if (run == RUN_NONE)
+  if (!ring_run (c.ring, c.n))
     goto out;
-  if (run == RUN_LOST)
-    /* The kernel may still create the child, read the caller's argv and
-       write the pidfd into this frame after we return: nothing safe is
-       left to do.  */
-    __libc_fatal ("Fatal glibc error: posix_spawn cannot wait for its "
-		  "io_uring completion\n");
   bool execd;
   int clone_res;
   unsigned int cflags = 0;
