@@ -26,7 +26,7 @@ Commands:
                 patches/glibc/), build it to build/glibc; --stock: stock
                 2.44, Debian's source as it is (build/glibc-stock);
                 --abis: the series for i686 and x32, compile-only
-                (gcc-multilib)
+                (libc6-dev-i386, libc6-dev-x32)
   kernel [--debug|--both|--mainline|--mainline-debug]
                 build Debian's linux-source-7.3 with the series in
                 patches/kernel/ (scripts/kernel.sh; see kernel/README.md):

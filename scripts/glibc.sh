@@ -9,7 +9,6 @@ G_OVERLAY=sysdeps-overlay
 G_TESTS=tests/glibc
 G_HUNKS=patches/glibc/hunks
 G_SERIES=patches/glibc/series
-G_BASE=patches/glibc/overlay-base.sha256
 G_LINK=glibc
 GLIBC_PACKAGES=(build-essential gawk bison python3 xz-utils git patch rsync)
 # Configure arguments.  MAKEINFO=: because Debian's tarball carries no
@@ -45,7 +44,9 @@ GLIBC_ABIS=("i686 i686-linux-gnu -m32" "x32 x86_64-linux-gnux32 -mx32")
 glibc_abis_build ()
 {
   glibc_sources
-  need_packages gcc-multilib g++-multilib
+  # What gcc-multilib and g++-multilib bring, without them: they
+  # conflict with the cross compilers of ./build.sh kernel-arches.
+  need_packages libc6-dev-i386 libc6-dev-x32 lib32stdc++-12-dev libx32stdc++-12-dev
   local abi name host flag build t0 failed=()
   for abi in "${GLIBC_ABIS[@]}"; do
     read -r name host flag <<< "$abi"
@@ -95,20 +96,18 @@ glibc_extract ()
   mv "$dir.tmp" "$dir"
 }
 
-# sysdeps-overlay/ holds whole files, and one of them takes the place of
-# a glibc file: Linux's tls-internal-struct.h shadows the generic one.
-# patches/glibc/overlay-base.sha256 records the version it was made
-# from; when a glibc-source update changes it, a build from the overlay
-# (and a patch regenerated from it) would silently revert Debian's
-# change, so stop and say so.
-glibc_overlay_base_check ()
+# sysdeps-overlay/ holds new files only; a change to a glibc file is a
+# hunk (patches/glibc/hunks/), which stops the build when a glibc-source
+# update no longer matches it.  A whole-file copy would silently revert
+# Debian's change instead, so none is allowed.
+glibc_overlay_new_only ()
 {
-  local base=$TOP/$G_BASE bad
-  [ -r "$base" ] || die "$base missing"
-  bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
-	  | sed -n 's/: FAILED.*//p' || true)
-  [ -z "$bad" ] && return 0
-  die "Debian's glibc $GLIBC_VERSION ($GLIBC_TARBALL) changed $(echo $bad), which $G_OVERLAY/ replaces whole: merge that change into $G_OVERLAY/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in $G_BASE"
+  local f shadow=
+  for f in $(cd "$TOP/$G_OVERLAY" && find . -type f | sed 's|^\./||'); do
+    [ -e "$PRISTINE/sysdeps/$f" ] && shadow="$shadow sysdeps/$f"
+  done
+  [ -z "$shadow" ] \
+    || die "$G_OVERLAY/ replaces glibc's own$shadow: make the change a hunk in $G_HUNKS/"
 }
 
 # Make $GDIR/desired hold every file our patches change, as it must be:
@@ -119,7 +118,7 @@ glibc_overlay_base_check ()
 glibc_desired ()
 {
   local d=$GDIR/desired f rel hunk
-  glibc_overlay_base_check
+  glibc_overlay_new_only
   rm -rf "$d"
   mkdir -p "$d"
   # Patch 1 of the series, as diffs of glibc's files; the overlay below
@@ -402,6 +401,7 @@ glibc_posting_check ()
   {
     printf '#include <tls-internal-struct.h>\n_Static_assert (sizeof (struct tls_internal_t) %s 2 * sizeof (char *), "");\n' "$2" \
       | gcc "$1" -fsyntax-only -nostdinc -I "$overlay/unix/sysv/linux" \
+	  -I "$GDIR/desired/sysdeps/generic" -I "$PRISTINE/sysdeps/generic" \
 	  -I "$PRISTINE/sysdeps/x86" -x c - 2>/dev/null
   }
   for m in 0 1 2; do

@@ -695,7 +695,7 @@ __spawni_uring (int *pid, const char *file,
   if (features == 0)
     return -1;
   bool use_pidfd = (xflags & SPAWN_XFLAGS_RET_PIDFD) != 0;
-  /* The clone path reports ENOSYS.  */
+  /* Let the clone path report ENOSYS.  */
   if (use_pidfd && !__clone_pidfd_supported ())
     return -1;
   /* A compound literal here would not outlive the if statement.  */

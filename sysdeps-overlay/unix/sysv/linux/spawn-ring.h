@@ -1,5 +1,5 @@
-/* Per-thread state for internal use.  Linux version.
-   Copyright (C) 2020-2026 Free Software Foundation, Inc.
+/* posix_spawn's io_uring ring in the thread state.  Linux version.
+   Copyright (C) 2026 Free Software Foundation, Inc.
    This file is part of the GNU C Library.
 
    The GNU C Library is free software; you can redistribute it and/or
@@ -16,8 +16,8 @@
    License along with the GNU C Library; if not, see
    <https://www.gnu.org/licenses/>.  */
 
-#ifndef _TLS_INTERNAL_STRUCT_H
-#define _TLS_INTERNAL_STRUCT_H 1
+#ifndef _SPAWN_RING_H
+#define _SPAWN_RING_H 1
 
 #include <bits/wordsize.h>
 
@@ -42,19 +42,10 @@ struct spawn_ring
   unsigned short int cq_head_off;	/* CQ tail and CQEs.  */
   unsigned short int cq_tail_off;
   unsigned short int cqes_off;
-  unsigned short int failed;	/* None again in this thread.  */
+  unsigned short int failed;	/* No ring again in this thread.  */
   unsigned short int backoff;	/* Spawns to leave to clone after the */
   unsigned short int backoff_left;	/* kernel refused; left of them.  */
 };
 #endif
-
-struct tls_internal_t
-{
-  char *strsignal_buf;
-  char *strerror_l_buf;
-#if HAVE_SPAWN_URING
-  struct spawn_ring spawn_ring;
-#endif
-};
 
 #endif
