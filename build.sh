@@ -43,6 +43,9 @@ Commands:
                 patch N touches built; then the whole series without
                 CONFIG_IO_URING and without CONFIG_AUDIT
                 (scripts/kernel-each.sh)
+  kernel-arches the series cross-compiled where its refusals cannot run
+                here: x86_64 with XEN_PV, arm64 with GCS, mips64, i386
+                (scripts/kernel-arches.sh)
   checked-on [host] [vm] [vm-off]
                 the glibc cover letter's "Checked on" runs: the full make
                 check of posix, stdlib, libio, nptl, elf and signal here
@@ -188,6 +191,7 @@ case "${1:-all}" in
 	     die "$1: pending: Debian 13 packages and the container come in their own issue; v2's (glibc 2.36, Debian 12) are at git tag v2" ;;
   sources)   sources_main ;;
   kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;
+  kernel-arches) shift; . scripts/kernel-arches.sh; kernel_arches_main "$@" ;;
   kselftests) shift; bash scripts/kselftests.sh "$@" ;;
   checked-on) shift; . scripts/glibc-checked-on.sh; checked_on_main "$@" ;;
   patch)     glibc_patch_write ;;
