@@ -40,6 +40,7 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -144,6 +145,12 @@ run (bool pidfd)
 static int
 do_test (void)
 {
+  /* The delay points are the whole kernel's: one test that sets them at
+     a time, as make check runs tests in parallel.  */
+  int lock = open ("/tmp/tst-spawn-uring-delays.lock",
+		   O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock >= 0)
+    flock (lock, LOCK_EX);
   if (!set_delay (0))
     FAIL_UNSUPPORTED ("no delay point %s", knob);
   set_delay (delay_us);

@@ -24,8 +24,11 @@
 
    The window is made certain with the test kernel's delay point in the
    child after its chain failed (/sys/kernel/debug/io_uring_spawn/
-   failed_us, not part of the series): the child waits there 400 ms and
-   another thread kills it meanwhile.  A spawn that took less than the
+   failed_us, not part of the series): the child waits there 400 ms, and
+   another thread kills it once it is asleep there (its wchan), not
+   before its file action ran.  The delay points are the whole kernel's:
+   the tests that set them take a lock, as make check runs tests in
+   parallel.  A spawn that took less than the
    delay did not go through a chain: the test is then UNSUPPORTED (no
    such kernel, or the tunable is 0).  */
 
@@ -38,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/pidfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -90,7 +94,25 @@ find_child (void)
   return child;
 }
 
-/* Kill the first child that appears, within a second.  */
+/* Whether PID sleeps at the delay point (fsleep: msleep).  */
+static bool
+at_delay_point (pid_t pid)
+{
+  char path[64], buf[64];
+  snprintf (path, sizeof path, "/proc/%d/wchan", (int) pid);
+  int fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  ssize_t n = read (fd, buf, sizeof buf - 1);
+  close (fd);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  return strstr (buf, "sleep") != NULL;
+}
+
+/* Kill the first child once it sleeps at the delay point, within a
+   second.  */
 static void *
 killer (void *closure)
 {
@@ -98,7 +120,7 @@ killer (void *closure)
     {
       pid_t pid = find_child ();
       /* On the clone path the child may be gone already.  */
-      if (pid > 0)
+      if (pid > 0 && at_delay_point (pid))
 	return kill (pid, SIGKILL) == 0 ? (void *) 1 : NULL;
       usleep (5000);
     }
@@ -166,6 +188,10 @@ spawn_killed (bool use_pidfd)
 static int
 do_test (void)
 {
+  int lock = open ("/tmp/tst-spawn-uring-delays.lock",
+		   O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock >= 0)
+    flock (lock, LOCK_EX);
   if (!set_delay (delay_us))
     FAIL_UNSUPPORTED ("no delay point %s: %m", knob);
   bool chained = spawn_killed (false);

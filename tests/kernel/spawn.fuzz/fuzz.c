@@ -340,13 +340,32 @@ rnd_clone (struct io_uring_sqe *sqe)
   if (chance (40))
     {
       memset (&sigs_buf, 0, sizeof sigs_buf);
-      sigs_buf.flags = chance (80) ? below (1U << 7) : rnd ();
+      sigs_buf.flags = chance (80) ? below (1U << 8) : rnd ();
       sigs_buf.sigmask = rnd ();
       sigs_buf.sigdefault = rnd ();
       sigs_buf.sigignore = chance (50) ? rnd () : 0;
       sigs_buf.pgid = chance (80) ? 0 : (int32_t) rnd_u32 ();
       sigs_buf.sched_policy = below (8);
       sigs_buf.sched_priority = below (100);
+      /* Mostly as a caller passes them: no field without its flag (the
+	 prep refuses one, as it does a reserved word).  */
+      if (chance (85))
+	{
+	  unsigned long long f = sigs_buf.flags;
+	  if (!(f & IORING_SPAWN_ATTR_SETSIGMASK))
+	    sigs_buf.sigmask = 0;
+	  if (!(f & IORING_SPAWN_ATTR_SETSIGDEF))
+	    sigs_buf.sigdefault = 0;
+	  if (!(f & IORING_SPAWN_ATTR_SETSIGIGN))
+	    sigs_buf.sigignore = 0;
+	  if (!(f & IORING_SPAWN_ATTR_SETPGROUP))
+	    sigs_buf.pgid = 0;
+	  if (!(f & IORING_SPAWN_ATTR_SETSCHEDULER))
+	    sigs_buf.sched_policy = 0;
+	  if (!(f & (IORING_SPAWN_ATTR_SETSCHEDPARAM
+		     | IORING_SPAWN_ATTR_SETSCHEDULER)))
+	    sigs_buf.sched_priority = 0;
+	}
       if (chance (3))
 	sigs_buf.__resv = rnd_u32 ();
       sqe->addr2 = chance (90) ? (uintptr_t) &sigs_buf : rnd_ptr (0);

@@ -114,7 +114,8 @@ main (void)
 
   /* The same, stopped twice, and with SIGTSTP (blocked in the chain:
      pending for the new program, which ignores it here).  */
-  struct io_uring_spawn_attr sigs = { .flags = IORING_SPAWN_ATTR_SETPGROUP,
+  struct io_uring_spawn_attr sigs = { .flags = IORING_SPAWN_ATTR_SETPGROUP
+					       | IORING_SPAWN_ATTR_SETSIGIGN,
 				      .sigignore = ST_SIGBIT (SIGTSTP) };
   st_clone_attr (&st_ring, &ca, &sigs, 0);
   st_nop_action (&st_ring, 1);

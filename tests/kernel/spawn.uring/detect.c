@@ -77,7 +77,7 @@ main (int argc, char **argv)
       KT_EXPECT_EQ ("query: IORING_EXEC_SEARCH",
 		    !!(q.exec_flags & IORING_EXEC_SEARCH), 1);
       KT_EXPECT_EQ ("query: the attribute flags", q.attr_flags,
-		    (IORING_SPAWN_ATTR_SETSIGDEF << 1) - 1);
+		    (IORING_SPAWN_ATTR_SETSIGIGN << 1) - 1);
       unsigned long long want = CLONE_PIDFD | CLONE_INTO_CGROUP
 				| CLONE_AUTOREAP | CLONE_NNP
 				| CLONE_PIDFD_AUTOKILL;

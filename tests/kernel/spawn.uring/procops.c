@@ -183,7 +183,7 @@ main (void)
 
   /* Unknown attribute flags and a non-zero __resv: EINVAL at prep.  */
   memset (&attr, 0, sizeof attr);
-  attr.flags = 1U << 7;
+  attr.flags = 1U << 8;
   st_clone_attr (&st_ring, &ca, &attr, 0);
   st_sh ("exit 0", 1);
   st_run (&st_ring, 2);
