@@ -32,9 +32,13 @@
       flags): a filter on IORING_OP_CLONE that denies
       IORING_SPAWN_ATTR_SETSID in clone.attr_flags refuses a chain with
       that attribute (-EACCES, no child) and lets one without it run.
-   7. The SPAWN_ACTION pdu (sub-op, open flags and mode, the two
-      descriptors): a filter on IORING_OP_SPAWN_ACTION that denies a
-      DUP2 onto fd 2 refuses that chain and lets a DUP2 onto fd 5 run.
+   7. The SPAWN_ACTION pdu (sub-op, descriptor, target, OPEN's mode,
+      the action's flags): a filter on IORING_OP_SPAWN_ACTION that
+      denies a DUP2 onto fd 2 refuses that chain and lets a DUP2 onto
+      fd 5 run.  A DUP2 onto 2 + (1 << 32) fails at prep with -EBADF,
+      as dup2 () onto a descriptor no int holds, before the filter
+      runs (v4 review m-2): v3 showed the filter the target cut to 32
+      bits, 2, and the chain was refused with -EACCES.
    The filters are registered on the ring (IORING_REGISTER_BPF_FILTER
    with the ring's fd), without IO_URING_BPF_FILTER_SZ_STRICT.  The
    exact result of a refused chain's CLONE is not spelt out in the
@@ -309,7 +313,7 @@ main (void)
 	      offsetof (struct io_uring_bpf_ctx, spawn_action.action)),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, IORING_SPAWN_DUP2, 0, 3),
     BPF_STMT (BPF_LD | BPF_W | BPF_ABS,
-	      offsetof (struct io_uring_bpf_ctx, spawn_action.fd2)),
+	      offsetof (struct io_uring_bpf_ctx, spawn_action.target)),
     BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, 2, 0, 1),
     BPF_STMT (BPF_RET | BPF_K, 0),
     BPF_STMT (BPF_RET | BPF_K, 1),
@@ -331,6 +335,18 @@ main (void)
       st_exec (&ring, prog, argv_true, st_envp, 2);
       st_run (&ring, 3);
       expect_ran ("SPAWN_ACTION filter: DUP2 onto 5", st_fate ());
+      st_clone (&ring, &ca, 0);
+      struct io_uring_sqe *d = st_dup2 (&ring, 0, 2, 1);
+      d->addr3 = (1ULL << 32) + 2;
+      d->flags = IOSQE_IO_LINK;
+      st_exec (&ring, prog, argv_true, st_envp, 2);
+      st_run (&ring, 3);
+      KT_EXPECT_EQ ("SPAWN_ACTION filter: DUP2 onto 2 + (1 << 32): -EBADF "
+		    "at prep, before the filter", st_res[1], -EBADF);
+      if (st_res[0] > 0)
+	st_fate ();
+      st_no_children ("SPAWN_ACTION filter: DUP2 onto 2 + (1 << 32): "
+		      "no child");
     }
   io_uring_queue_exit (&ring);
 
