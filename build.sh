@@ -22,8 +22,8 @@ Commands:
                 artifact is
   glibc [--stock | --abis]
                 extract Debian's glibc 2.44 (patches/sources.lock), apply
-                the series (sysdeps-overlay/, tests/glibc/,
-                patches/glibc/), build it to build/glibc; --stock: stock
+                the series (sysdeps-overlay/, tests/, patches/glibc/),
+                build it to build/glibc; --stock: stock
                 2.44, Debian's source as it is (build/glibc-stock);
                 --abis: the series for i686 and x32, compile-only
                 (libc6-dev-i386, libc6-dev-x32)
@@ -80,9 +80,11 @@ Commands:
                 VM under QEMU -icount on the plain kernel; CSV, table and
                 plots in bench/results/ (--quick: build/bench/quick/);
                 see bench/README.md
-  patch         regenerate patches/glibc/posix_spawn-io_uring.mbox (the
-                glibc series) from sysdeps-overlay/, tests/glibc/ and
-                patches/glibc/
+  patch         regenerate the glibc series from sysdeps-overlay/,
+                tests/ and patches/glibc/: patches/glibc/
+                posix_spawn-io_uring.mbox (the posting, cover letter
+                included) and patches/000N-posix_spawn-io_uring.patch
+                (its patches, one file each, for quilt)
   posting [MBOX [OVERLAY]]
                 what the glibc review asked of the posting and its text
                 (RFC tags and cover, NEWS, "Checked on", the claims, the

@@ -7,8 +7,11 @@ GLIBC_VERSION=2.44
 # What the patch is made of (see glibc_desired), and where builds link.
 G_OVERLAY=sysdeps-overlay
 G_TESTS=tests/glibc
+# The series' main test, where the project's layout puts it.
+G_TEST_MAIN=tests/tst-spawn-uring.c
 G_HUNKS=patches/glibc/hunks
 G_SERIES=patches/glibc/series
+G_BASE=patches/glibc/overlay-base.sha256
 G_LINK=glibc
 GLIBC_PACKAGES=(build-essential gawk bison python3 xz-utils git patch rsync)
 # Configure arguments.  MAKEINFO=: because Debian's tarball carries no
@@ -96,29 +99,37 @@ glibc_extract ()
   mv "$dir.tmp" "$dir"
 }
 
-# sysdeps-overlay/ holds new files only; a change to a glibc file is a
-# hunk (patches/glibc/hunks/), which stops the build when a glibc-source
-# update no longer matches it.  A whole-file copy would silently revert
-# Debian's change instead, so none is allowed.
-glibc_overlay_new_only ()
+# sysdeps-overlay/ holds new files, and whole copies of the glibc files
+# listed in patches/glibc/overlay-base.sha256 with the sha256 of the
+# version each was made from (Linux's spawni.c).  When a glibc-source
+# update changes one of those, a build from the overlay (and a patch
+# regenerated from it) would silently revert Debian's change: stop and
+# say so.  Any other glibc file changes through a hunk.
+glibc_overlay_base_check ()
 {
-  local f shadow=
+  local base=$TOP/$G_BASE f bad shadow=
+  [ -r "$base" ] || die "$base missing"
   for f in $(cd "$TOP/$G_OVERLAY" && find . -type f | sed 's|^\./||'); do
-    [ -e "$PRISTINE/sysdeps/$f" ] && shadow="$shadow sysdeps/$f"
+    [ -e "$PRISTINE/sysdeps/$f" ] && ! grep -q " sysdeps/$f\$" "$base" \
+      && shadow="$shadow sysdeps/$f"
   done
   [ -z "$shadow" ] \
-    || die "$G_OVERLAY/ replaces glibc's own$shadow: make the change a hunk in $G_HUNKS/"
+    || die "$G_OVERLAY/ replaces glibc's own$shadow, which $G_BASE does not list: make the change a hunk in $G_HUNKS/"
+  bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
+	  | sed -n 's/: FAILED.*//p' || true)
+  [ -z "$bad" ] && return 0
+  die "Debian's glibc $GLIBC_VERSION ($GLIBC_TARBALL) changed $(echo $bad), which $G_OVERLAY/ replaces whole: merge that change into $G_OVERLAY/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in $G_BASE"
 }
 
 # Make $GDIR/desired hold every file our patches change, as it must be:
-# sysdeps-overlay/X is sysdeps/X, tests/glibc/tst-*.c and tst-*.py are
-# Linux tests (sysdeps/unix/sysv/linux/), and patches/glibc/hunks/*.diff
-# are small edits of glibc's own files (the Makefile lines that register
-# them).
+# sysdeps-overlay/X is sysdeps/X, tests/tst-spawn-uring.c and
+# tests/glibc/tst-*.c and tst-*.py are Linux tests
+# (sysdeps/unix/sysv/linux/), and patches/glibc/hunks/*.diff are small
+# edits of glibc's own files (the Makefile lines that register them).
 glibc_desired ()
 {
   local d=$GDIR/desired f rel hunk
-  glibc_overlay_new_only
+  glibc_overlay_base_check
   rm -rf "$d"
   mkdir -p "$d"
   # Patch 1 of the series, as diffs of glibc's files; the overlay below
@@ -137,7 +148,7 @@ glibc_desired ()
     mkdir -p "$d/$(dirname "$rel")"
     cp "$G_OVERLAY/$f" "$d/$rel"
   done
-  for f in "$G_TESTS"/tst-*.c "$G_TESTS"/tst-*.py; do
+  for f in "$G_TEST_MAIN" "$G_TESTS"/tst-*.c "$G_TESTS"/tst-*.py; do
     [ -f "$f" ] || continue
     mkdir -p "$d/sysdeps/unix/sysv/linux"
     cp "$f" "$d/sysdeps/unix/sysv/linux/"
@@ -266,10 +277,13 @@ glibc_stock_build ()
 # Write the patch series for the current overlay to the file $1: the
 # git format-patch mails, made in a throw-away repository holding glibc's
 # versions of the files, then patch 1 (the clone path, glibc's spawni.c
-# with patches/glibc/series/0001-*.diff), then ours (patch 2).
+# with patches/glibc/series/0001-*.diff), then ours (patch 2).  With a
+# directory $2, also write there each patch as git format-patch -o
+# writes it (the mbox's mails 1 and 2, byte for byte), named
+# NNNN-posix_spawn-io_uring.patch.
 glibc_patch_make ()
 {
-  local out=$1 tmp f msg n=0
+  local out=$1 dir=${2:-} tmp f msg n=0
   glibc_paths
   glibc_extract "$PRISTINE"
   glibc_desired
@@ -317,32 +331,50 @@ glibc_patch_make ()
       "$(sed -n '1s/^Subject: \[[^]]*\] //p' "$TOP/$G_SERIES/cover-letter.txt")
 
 $(sed '1,/^$/d' "$TOP/$G_SERIES/cover-letter.txt")"
-    git format-patch -q -$n --stdout --no-signature --stat=72 \
-      --subject-prefix="RFC PATCH" --cover-letter \
-      --cover-from-description=subject HEAD
+    local fp=(git format-patch -q -$n --no-signature --stat=72
+	      --subject-prefix="RFC PATCH" --cover-letter
+	      --cover-from-description=subject)
+    if [ -n "$dir" ]; then
+      "${fp[@]}" -o "$tmp/.out" HEAD >&2
+      for f in "$tmp"/.out/[0-9][0-9][0-9][0-9]-*.patch; do
+	case $f in */0000-cover-letter.patch) continue ;; esac
+	f=${f##*/}
+	cp "$tmp/.out/$f" "$dir/${f%%-*}-posix_spawn-io_uring.patch"
+      done
+    fi
+    "${fp[@]}" --stdout HEAD
   ) > "$out"
   rm -rf "$tmp"
 }
 
 glibc_patch_write ()
 {
-  glibc_patch_make "patches/$PATCH_NAME"
-  say "wrote patches/$PATCH_NAME ($(grep -c '^Subject: ' "patches/$PATCH_NAME") patches, $(grep -c '^diff --git' "patches/$PATCH_NAME") diffs)"
+  rm -f patches/[0-9][0-9][0-9][0-9]-posix_spawn-io_uring.patch
+  glibc_patch_make "patches/$PATCH_NAME" "$TOP/patches"
+  say "wrote patches/$PATCH_NAME ($(grep -c '^Subject: ' "patches/$PATCH_NAME") patches, $(grep -c '^diff --git' "patches/$PATCH_NAME") diffs) and, one file each, $(cd patches && echo [0-9][0-9][0-9][0-9]-posix_spawn-io_uring.patch)"
 }
 
 # The committed series matches the overlay, and git am applies its
 # patches in turn to Debian's glibc (to copies of the files they touch).
 glibc_patch_check ()
 {
-  local tmp dir f
-  tmp=$(mktemp)
-  glibc_patch_make "$tmp"
-  if ! cmp -s "$tmp" "patches/$PATCH_NAME"; then
-    diff -u "patches/$PATCH_NAME" "$tmp" | head -n 40 >&2 || true
-    rm -f "$tmp"
-    die "patches/$PATCH_NAME is stale: it does not match sysdeps-overlay/, tests/glibc/ and patches/glibc/; run ./build.sh patch and commit the result"
+  local tmp dir f stale=
+  tmp=$(mktemp -d)
+  glibc_patch_make "$tmp/mbox" "$tmp"
+  cmp -s "$tmp/mbox" "patches/$PATCH_NAME" || stale="patches/$PATCH_NAME"
+  for f in $( (cd "$tmp" && ls -- *.patch; cd "$TOP/patches" \
+		&& ls -- [0-9][0-9][0-9][0-9]-posix_spawn-io_uring.patch) \
+	      2>/dev/null | sort -u); do
+    cmp -s "$tmp/$f" "patches/$f" || stale="$stale patches/$f"
+  done
+  if [ -n "$stale" ]; then
+    for f in $stale; do
+      diff -u "$f" "$tmp/$( [ "$f" = "patches/$PATCH_NAME" ] && echo mbox || basename "$f")" | head -n 40 >&2 || true
+    done
+    rm -rf "$tmp"
+    die "stale:$stale: not what sysdeps-overlay/, $G_TEST_MAIN, $G_TESTS/ and patches/glibc/ make; run ./build.sh patch and commit the result"
   fi
-  rm -f "$tmp"
+  rm -rf "$tmp"
   dir=$(mktemp -d)
   (
     cd "$dir" && git init -q && git config user.name check \
@@ -368,7 +400,7 @@ glibc_patch_check ()
   patch -s -p1 -d "$dir" < "patches/$PATCH_NAME" \
     || { rm -rf "$dir"; die "patches/$PATCH_NAME does not apply to Debian's glibc $GLIBC_VERSION with patch -p1"; }
   rm -rf "$dir"
-  say "patches/$PATCH_NAME is in sync with the overlay and its $(grep -c '^Subject: \[RFC PATCH [1-9]' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
+  say "patches/$PATCH_NAME and patches/NNNN-posix_spawn-io_uring.patch are in sync with the overlay and its $(grep -c '^Subject: \[RFC PATCH [1-9]' "patches/$PATCH_NAME") patches apply in turn to glibc $GLIBC_VERSION (git am, patch -p1)"
 }
 
 # glibc_posting_check [MBOX [OVERLAY]]: what the glibc review of v3 asked
@@ -543,8 +575,26 @@ _glibc_rerun_unrelated ()
 # clone path.
 glibc_check ()
 {
+  # tst-spawn-uring-slots links liburing where the build system has it:
+  # a clean machine has to get it first, or that test is never built.
+  need_packages liburing-dev
   glibc_run_tests host
+  _glibc_series_tests_ran "$(glibc_results)/host.sum"
   summarize host "$(glibc_results)/host.sum"
+}
+
+# _glibc_series_tests_ran SUM: each glibc test of the series has a result
+# in SUM; a FAIL line for one that has none (a test that is not built
+# guards nothing).
+_glibc_series_tests_ran ()
+{
+  local sum=$1 f t
+  for f in "$G_TEST_MAIN" "$G_TESTS"/tst-*.c; do
+    t=$(basename "$f" .c)
+    case $t in *-mod) continue ;; esac	# a module of another test
+    grep -Eq "^[A-Z]+: [a-z-]+/$t\$" "$sum" \
+      || echo "FAIL: $t (no result: not built?)" >> "$sum"
+  done
 }
 
 # glibc's copy of the kernel's constants (io_uring_spawn.h) against the
