@@ -81,10 +81,10 @@ Commands:
                 plots in bench/results/ (--quick: build/bench/quick/);
                 see bench/README.md
   patch         regenerate the glibc series from sysdeps-overlay/,
-                tests/ and patches/glibc/: patches/glibc/
-                posix_spawn-io_uring.mbox (the posting, cover letter
-                included) and patches/000N-posix_spawn-io_uring.patch
-                (its patches, one file each, for quilt)
+                tests/ and patches/glibc/: the posting, cover letter
+                included, in patches/glibc/posix_spawn-io_uring.mbox,
+                and its patches, one file each, for quilt, in
+                patches/000N-posix_spawn-io_uring.patch
   posting [MBOX [OVERLAY]]
                 what the glibc review asked of the posting and its text
                 (RFC tags and cover, NEWS, "Checked on", the claims, the

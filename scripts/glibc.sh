@@ -107,17 +107,18 @@ glibc_extract ()
 # say so.  Any other glibc file changes through a hunk.
 glibc_overlay_base_check ()
 {
-  local base=$TOP/$G_BASE f bad shadow=
+  local base=$TOP/$G_BASE f out bad shadow=
   [ -r "$base" ] || die "$base missing"
   for f in $(cd "$TOP/$G_OVERLAY" && find . -type f | sed 's|^\./||'); do
-    [ -e "$PRISTINE/sysdeps/$f" ] && ! grep -q " sysdeps/$f\$" "$base" \
+    [ -e "$PRISTINE/sysdeps/$f" ] \
+      && ! awk -v f="sysdeps/$f" '$2 == f { found = 1 } END { exit !found }' "$base" \
       && shadow="$shadow sysdeps/$f"
   done
   [ -z "$shadow" ] \
     || die "$G_OVERLAY/ replaces glibc's own$shadow, which $G_BASE does not list: make the change a hunk in $G_HUNKS/"
-  bad=$(cd "$PRISTINE" && sha256sum --quiet -c "$base" 2>/dev/null \
-	  | sed -n 's/: FAILED.*//p' || true)
-  [ -z "$bad" ] && return 0
+  out=$(cd "$PRISTINE" && sha256sum --quiet --strict -c "$base" 2>&1) && return 0
+  bad=$(printf '%s\n' "$out" | sed -n 's/: FAILED.*//p')
+  [ -n "$bad" ] || die "$G_BASE: $out"
   die "Debian's glibc $GLIBC_VERSION ($GLIBC_TARBALL) changed $(echo $bad), which $G_OVERLAY/ replaces whole: merge that change into $G_OVERLAY/ (a regenerated patch would revert it), then record the new base with (cd $PRISTINE && sha256sum $(echo $bad)) in $G_BASE"
 }
 
@@ -349,8 +350,12 @@ $(sed '1,/^$/d' "$TOP/$G_SERIES/cover-letter.txt")"
 
 glibc_patch_write ()
 {
+  local tmp
+  tmp=$(mktemp -d)
+  glibc_patch_make "$tmp/mbox" "$tmp"
   rm -f patches/[0-9][0-9][0-9][0-9]-posix_spawn-io_uring.patch
-  glibc_patch_make "patches/$PATCH_NAME" "$TOP/patches"
+  mv "$tmp"/*.patch patches/ && mv "$tmp/mbox" "patches/$PATCH_NAME"
+  rm -rf "$tmp"
   say "wrote patches/$PATCH_NAME ($(grep -c '^Subject: ' "patches/$PATCH_NAME") patches, $(grep -c '^diff --git' "patches/$PATCH_NAME") diffs) and, one file each, $(cd patches && echo [0-9][0-9][0-9][0-9]-posix_spawn-io_uring.patch)"
 }
 
@@ -590,6 +595,7 @@ _glibc_series_tests_ran ()
 {
   local sum=$1 f t
   for f in "$G_TEST_MAIN" "$G_TESTS"/tst-*.c; do
+    [ -f "$f" ] || continue
     t=$(basename "$f" .c)
     case $t in *-mod) continue ;; esac	# a module of another test
     grep -Eq "^[A-Z]+: [a-z-]+/$t\$" "$sum" \
