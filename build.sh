@@ -10,6 +10,7 @@ cd "$TOP"
 . scripts/glibc.sh
 . scripts/kernel.sh
 . scripts/sources.sh
+. scripts/liburing.sh
 
 usage ()
 {
@@ -61,9 +62,19 @@ Commands:
                 kselftests/); kselftests --repeat C:P N runs one program
                 N times on each kernel
   sources       fetch the bases pinned in patches/sources.lock (Debian
-                experimental's linux-source-7.3 and glibc-source 2.44)
-                into the cache, without touching the machine's APT
-                configuration (scripts/sources.sh)
+                experimental's linux-source-7.3 and glibc-source 2.44,
+                sid's liburing source) into the cache, without touching
+                the machine's APT configuration (scripts/sources.sh)
+  liburing [--check]
+                Debian's liburing 2.15 with the liburing series
+                (patches/liburing/: prep helpers, the query, man pages,
+                test/spawn.c) and examples/ built on it: build/liburing,
+                build/examples (scripts/liburing.sh); --check: check's
+                liburing part alone
+  liburing-suite [N]
+                liburing's whole test suite in the VM, N runs (default
+                3) on the plain kernel with the series and N without it;
+                the table in kernel/results/ (scripts/liburing.sh)
   vm [--debug] [--icount] [--timeout S] [--dmesg-check] -- CMD ARGS...
                 boot that kernel under QEMU, run CMD in it, return its
                 status (scripts/vm.sh; also start/exec/stop for a
@@ -107,6 +118,7 @@ cmd_all ()
 {
   glibc_build
   kernel_build --debug
+  liburing_build
   cat <<EOF
 
 Artifacts:
@@ -114,6 +126,7 @@ Artifacts:
   glibc build              $TOP/build/glibc -> $(readlink -f build/glibc)
   run a program with it    build/glibc/testrun.sh PROG [ARGS]
   the glibc series         patches/glibc/posix_spawn-io_uring.mbox
+  liburing (series applied) build/liburing -> $(readlink -f build/liburing)
   kernel (series applied)  build/kernel-debug/bzImage (the plain one for
                            the benchmarks: ./build.sh kernel)
   run a command in it      ./build.sh vm --debug -- CMD [ARGS]
@@ -156,6 +169,10 @@ cmd_check ()
   glibc_check_vm | tee "$results/vm.summary" || true
   read -r np nf <<<"$(counts_of "$results/vm.summary")"
   p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
+  say "liburing: the series' pages and test, here and in the VM; examples/ in the VM"
+  liburing_check 2>&1 | tee "$results/liburing.summary" || true
+  read -r np nf <<<"$(counts_of "$results/liburing.summary")"
+  p=$((p + ${np:-0})); f=$((f + ${nf:-1}))
   say "VM: the kernel suite on the debug kernel"
   bash scripts/check-kernel.sh 2>&1 | tee "$results/kernel.summary" || true
   read -r np nf <<<"$(counts_of "$results/kernel.summary")"
@@ -192,6 +209,12 @@ case "${1:-all}" in
   deb|deb-test|container)
 	     die "$1: pending: Debian 13 packages and the container come in their own issue; v2's (glibc 2.36, Debian 12) are at git tag v2" ;;
   sources)   sources_main ;;
+  liburing)  shift; case ${1:-} in
+	       --check) liburing_check ;;
+	       '') liburing_build ;;
+	       *) die "usage: ./build.sh liburing [--check]" ;;
+	     esac ;;
+  liburing-suite) shift; liburing_suite_main "$@" ;;
   kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;
   kernel-arches) shift; . scripts/kernel-arches.sh; kernel_arches_main "$@" ;;
   kselftests) shift; bash scripts/kselftests.sh "$@" ;;

@@ -22,7 +22,9 @@ Usage: ./build.sh bench [--quick] [--host-only | --vm-only | --build-only]
                for the first-spawn figure; results in build/bench/quick/
                (the full run writes bench/results/)
   --host-only  only the native run (wall clock; no io_uring path here)
-  --vm-only    only the run in the VM (QEMU -icount: guest instruction clock)
+  --vm-only    only the run in the VM (QEMU -icount: guest instruction clock),
+               and the event loop (examples/spawn-loop, bench/loop.sh)
+  --loop-only  only the event loop in the VM: loop.csv, loop.md
   --build-only build what the benchmark needs (both C libraries, the plain
                kernel, build/bench/bin) and stop: for kphases.py, ring-cost
                and runs by hand
@@ -104,6 +106,24 @@ bench_vm ()
   fi
 }
 
+# The event loop (issue 39): examples/spawn-loop in the VM on the plain
+# kernel under -icount, five ways of spawning, three parents
+# (bench/loop.sh); loop.csv and loop.md (bench/loop-report.py).
+bench_loop ()
+{
+  local out=$1 quick=$2 n=300 reps=3 timeout=7200
+  [ -n "$quick" ] && n=100 reps=1 timeout=1800
+  liburing_build
+  say "VM: the event loop, $n spawns per run, $reps runs per row (QEMU -icount: guest instruction clock)"
+  if ! VM_MEM=${VM_MEM:-3G} bash scripts/vm.sh --icount --no-build --timeout "$timeout" -- \
+       sh bench/loop.sh "$TOP" "$out/loop.csv" "$n" "$reps" 2>&1 | tee "$out/loop.log"; then
+    die "the event-loop run failed; log: $out/loop.log"
+  fi
+  python3 bench/loop-report.py "$out/loop.csv" "$n" > "$out/loop.md" \
+    || { cat "$out/loop.md"; die "bench: a row of the event loop took the wrong path or failed ($out/loop.md)"; }
+  cat "$out/loop.md"
+}
+
 # Which overlay the patched glibc was built from: glibc_build syncs the
 # working tree's, committed or not.
 bench_overlay ()
@@ -144,32 +164,45 @@ bench_part ()
 
 bench_main ()
 {
-  local quick= host=1 vm=1 out= mode=full build_only=0
+  local quick= host=1 vm=1 out= mode=full build_only=0 loop_only=0
   while [ $# -gt 0 ]; do
     case $1 in
       --quick) quick=--quick; mode=quick ;;
       --host-only) vm=0 ;;
       --vm-only) host=0 ;;
+      --loop-only) host=0 vm=0 loop_only=1 ;;
       --build-only) build_only=1 ;;
       -h|--help) bench_usage; return 0 ;;
       *) bench_usage >&2; die "bench: unknown argument '$1'" ;;
     esac
     shift
   done
-  [ $host = 1 ] || [ $vm = 1 ] || die "bench: --host-only and --vm-only exclude each other"
+  [ $host = 1 ] || [ $vm = 1 ] || [ $loop_only = 1 ] || die "bench: --host-only and --vm-only exclude each other"
   local results=bench/results quickdir=build/bench/quick t0 t1 overlay
   local title="uring-spawn benchmarks, v3"
   if [ -n "$quick" ]; then out=$TOP/$quickdir; else out=$TOP/$results; fi
   t0=$(date +%s)
-  bench_build
+  if [ $loop_only = 1 ]; then
+    # The loop needs neither stock 2.44 (glibc's tunable gives its clone
+    # path) nor the benchmark binaries.
+    glibc_build
+    kernel_build
+  else
+    bench_build
+  fi
   [ $build_only = 1 ] && return 0
   overlay=$(bench_overlay)
   t1=$(date +%s)
   mkdir -p "$out"
+  if [ $loop_only = 1 ]; then
+    bench_part loop "$out" "$quick" "$overlay"
+    return 0
+  fi
   # A part not run now keeps its last results (host and VM may be run
   # apart: the VM's clock does not mind a busy host, the host's does).
   [ $host = 1 ] && bench_part host "$out" "$quick" "$overlay"
   [ $vm = 1 ] && bench_part vm "$out" "$quick" "$overlay"
+  [ $vm = 1 ] && bench_part loop "$out" "$quick" "$overlay"
   rm -f "$out"/*.svg "$out"/*.dat
   python3 bench/report.py "$out" --title "$title ($mode run)" > /dev/null \
     || die "bench: the report failed"

@@ -6,6 +6,11 @@
 # version the series was tested on and the sha256 of that .deb:
 #
 #   PACKAGE VERSION SHA256 PATH-IN-PACKAGE
+#   src:SOURCE VERSION SHA256 FILE
+#
+# The second form is a source package (liburing, which ships no
+# -source .deb) from $SOURCES_SRC_SUITE: FILE is its upstream tarball,
+# kept with the .dsc in $CACHE/sources/src/ and checked as a .deb is.
 #
 # The .debs are kept in $CACHE/sources/debs/ (experimental drops old
 # versions, so the cache is the only copy) and unpacked once into
@@ -22,6 +27,7 @@ SOURCES_LOCK=$TOP/patches/sources.lock
 SOURCES_DIR=$CACHE/sources
 SOURCES_MIRROR=${SOURCES_MIRROR:-http://deb.debian.org/debian}
 SOURCES_SUITE=experimental
+SOURCES_SRC_SUITE=sid
 
 # The private apt-get (or apt-cache, as _sources_apt apt-cache ...): our
 # lists, our archives, no other sources.
@@ -71,6 +77,9 @@ _sources_fetch ()
   local pkg=$1 ver sum path deb got
   read -r ver sum path <<<"$(_sources_locked "$pkg")"
   [ -n "$ver" ] || die "$pkg is not in $SOURCES_LOCK"
+  case $pkg in
+    src:*) _sources_fetch_src "${pkg#src:}" "$ver" "$sum" "$path"; return ;;
+  esac
   mkdir -p "$SOURCES_DIR/debs"
   deb=$SOURCES_DIR/debs/${pkg}_$(printf '%s' "$ver" | sed 's/:/%3a/')_all.deb
   if [ ! -f "$deb" ]; then
@@ -122,6 +131,56 @@ _sources_download ()
   f=$(ls -t "$SOURCES_DIR"/debs/"${pkg}"_*_all.deb 2>/dev/null | head -n 1)
   [ -n "$f" ] || return 1
   [ "$f" = "$deb" ] || mv -f "$f" "$deb"
+}
+
+# _sources_apt_src update|showsrc SOURCE|source SOURCE=VERSION DIR: the private APT state for source
+# packages of $SOURCES_SRC_SUITE ($CACHE/sources/apt-SUITE-src/).
+_sources_apt_src ()
+{
+  local a=$SOURCES_DIR/apt-$SOURCES_SRC_SUITE-src
+  local opts=(-q -o Dir::Etc::SourceList="$a/sources.list"
+	      -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$a/lists"
+	      -o Dir::Cache="$a/cache" -o Dir::Cache::archives="$a/cache/archives")
+  mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || die "cannot create $a"
+  printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+    "$SOURCES_MIRROR" "$SOURCES_SRC_SUITE" > "$a/sources.list"
+  case $1 in
+    update)
+      [ -n "$(find "$a/lists/.updated" -mmin -1440 2>/dev/null)" ] && return
+      step "$CACHE/logs/sources-apt-src.log" "reading Debian $SOURCES_SRC_SUITE's source lists (private APT state in $a)" \
+	apt-get "${opts[@]}" update
+      touch "$a/lists/.updated" ;;
+    showsrc) apt-cache "${opts[@]}" showsrc "$2" 2>/dev/null \
+	       | awk '/^Version:/ { print $2 }' | sort -V | tail -n 1 ;;
+    source) (cd "$3" && apt-get "${opts[@]}" source --download-only "$2") ;;
+  esac
+}
+
+# _sources_fetch_src SOURCE VERSION SHA256 FILE: the upstream tarball of
+# a source package, checked; set SOURCES_GOT to its path.
+_sources_fetch_src ()
+{
+  local src=$1 ver=$2 sum=$3 file=$4 dir=$SOURCES_DIR/src have got
+  mkdir -p "$dir" || die "cannot create $dir"
+  if [ ! -f "$dir/$file" ]; then
+    need_packages debian-archive-keyring dpkg-dev
+    _sources_apt_src update
+    have=$(_sources_apt_src showsrc "$src")
+    [ -n "$have" ] || die "$src: Debian $SOURCES_SRC_SUITE has no such source package (see $CACHE/logs/sources-apt-src.log)"
+    if [ "$have" != "$ver" ]; then
+      _sources_warn_newer "$src" "$ver" "$have"
+      file=${src}_${have%-*}.orig.tar.${file##*.orig.tar.}
+      ver=$have sum=
+    fi
+    step "$CACHE/logs/sources-$src.log" "downloading the source package $src $ver from Debian $SOURCES_SRC_SUITE" \
+      _sources_apt_src source "$src=$ver" "$dir"
+    [ -f "$dir/$file" ] || die "$src $ver: no $file in $dir (see $CACHE/logs/sources-$src.log)"
+  fi
+  got=$(sha256sum < "$dir/$file" | cut -d' ' -f1)
+  if [ -n "$sum" ] && [ "$got" != "$sum" ]; then
+    die "$dir/$file: sha256 $got, but $SOURCES_LOCK records $sum for $src $ver: these are not the bytes the series was tested on; find out why before you remove the file and fetch it again"
+  fi
+  SOURCES_GOT=$dir/$file
 }
 
 _sources_warn_newer ()
