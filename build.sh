@@ -70,7 +70,8 @@ Commands:
                 (patches/liburing/: prep helpers, the query, man pages,
                 test/spawn.c) and examples/ built on it: build/liburing,
                 build/examples (scripts/liburing.sh); --check: check's
-                liburing part alone
+                liburing part alone; --export [TREE]: write a tree's
+                series (default build/liburing) to patches/liburing/
   liburing-suite [N]
                 liburing's whole test suite in the VM, N runs (default
                 3) on the plain kernel with the series and N without it;
@@ -211,8 +212,9 @@ case "${1:-all}" in
   sources)   sources_main ;;
   liburing)  shift; case ${1:-} in
 	       --check) liburing_check ;;
+	       --export) shift; liburing_export "$@" ;;
 	       '') liburing_build ;;
-	       *) die "usage: ./build.sh liburing [--check]" ;;
+	       *) die "usage: ./build.sh liburing [--check | --export [TREE]]" ;;
 	     esac ;;
   liburing-suite) shift; liburing_suite_main "$@" ;;
   kernel-each) shift; . scripts/kernel-each.sh; kernel_each_main "$@" ;;

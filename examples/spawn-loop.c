@@ -1,13 +1,16 @@
 /* spawn-loop -- an event loop that keeps serving while it spawns.
 
-   The loop echoes 8-byte messages on a socket pair, from a client thread
-   that sends one every 200 us and measures each round trip, while it
-   spawns N children (PROG, /bin/true by default), at most K at a time,
-   one of three ways:
+   The loop echoes 8-byte messages on a socket pair for a client thread,
+   which sends one, waits for the echo, measures the round trip and
+   pauses 200 us before the next, while the loop spawns N children (PROG,
+   /bin/true by default), at most K at a time, one of three ways:
 
      uring   a spawn chain (IORING_OP_CLONE + IORING_OP_EXEC) on the loop's
-             own ring: the loop submits and goes on; the clone's CQE comes
-             when the exec has succeeded or failed;
+             own ring: the clone runs in the loop's submission, the exec
+             does not; the clone's CQE comes when the exec has succeeded or
+             failed.  With IORING_CLONE_FD_SNAPSHOT where the kernel has
+             it and PROG is an absolute path outside /proc and /dev, as
+             the series' glibc asks for it;
      posix   posix_spawn() called by the loop, which blocks until the exec;
      thread  posix_spawn() and waitpid() in K worker threads, which tell
              the loop through an eventfd.
@@ -19,9 +22,11 @@
        max_busy_us=B echoes=E failed=X
 
    max_rtt_us is the longest round trip the client saw (the loop's longest
-   stall as a client sees it), max_busy_us the longest stretch the loop
-   spent between two waits for completions (the submission of a chain
-   included: its clone runs before the loop waits again).  Exit status 0 if every child
+   stall as a client sees it; the client is closed-loop, so one sample
+   covers a stall, and the mean is biased low), max_busy_us the longest
+   stretch the loop spent from a wake-up to its next wait: the CQEs, the
+   spawns it started (a posix_spawn call returns after the exec) and the
+   submission (where a chain's clone runs).  Exit status 0 if every child
    exited 0 and the loop answered echoes while it spawned.
 
    Usage: spawn-loop [-k K] [-f FDS] [-m MIB] [-p PROG] uring|posix|thread N
@@ -55,7 +60,7 @@ enum { TAG_RECV = 1, TAG_SEND, TAG_EVENT, TAG_CLONE, TAG_EXEC, TAG_WAIT };
 
 #define MAX_K 64
 
-static int mode, n_spawn, k_max = 4;
+static int mode, n_spawn, k_max = 4, snapshot;
 static const char *prog = "/bin/true";
 static char *child_argv[2];
 
@@ -180,11 +185,13 @@ start_spawn (struct io_uring *ring, int slot)
   slots[slot].busy = 1;
   if (mode == MODE_URING)
     {
+      /* The chain's two SQEs go in one submission.  */
+      if (io_uring_sq_space_left (ring) < 2)
+	io_uring_submit (ring);
       slots[slot].args = (struct clone_args) { .exit_signal = SIGCHLD };
       sqe = get_sqe (ring);
       io_uring_prep_clone (sqe, &slots[slot].args, sizeof slots[slot].args,
-			   NULL, 0);
-      sqe->flags |= IOSQE_IO_LINK;
+			   NULL, snapshot ? IORING_CLONE_FD_SNAPSHOT : 0);
       sqe->user_data = ud (TAG_CLONE, slot);
       sqe = get_sqe (ring);
       io_uring_prep_exec (sqe, AT_FDCWD, prog, child_argv, environ, 0);
@@ -275,6 +282,8 @@ main (int argc, char **argv)
 		   ret < 0 ? strerror (-ret) : "the query says none");
 	  return 2;
 	}
+      snapshot = (qs.features & IORING_SPAWN_F_FD_SNAPSHOT) && prog[0] == '/'
+		 && strncmp (prog, "/proc/", 6) && strncmp (prog, "/dev/", 5);
     }
   big_parent (fds, mib);
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
@@ -316,15 +325,17 @@ main (int argc, char **argv)
 	      else
 		failed++, done++;
 	    }
-      /* The loop was busy from its last wake-up until now: the CQEs, and
-	 the spawns it started (a posix_spawn call returns after the
-	 exec).  */
+      /* The loop was busy from its last wake-up until the submission
+	 returns (a chain's clone runs in it).  */
+      ret = io_uring_submit (&ring);
+      if (ret < 0)
+	die ("io_uring_submit", -ret);
       uint64_t busy = now_ns () - t_wake;
       if (busy > max_busy_ns)
 	max_busy_ns = busy;
-      ret = io_uring_submit_and_wait (&ring, 1);
+      ret = io_uring_wait_cqe (&ring, &cqe);
       if (ret < 0 && ret != -EINTR)
-	die ("io_uring_submit_and_wait", -ret);
+	die ("io_uring_wait_cqe", -ret);
       t_wake = now_ns ();
       unsigned head, seen = 0;
       io_uring_for_each_cqe (&ring, head, cqe)
@@ -399,9 +410,9 @@ main (int argc, char **argv)
   shutdown (sv[0], SHUT_RDWR);
   pthread_join (client_thread, NULL);
 
-  printf ("%s n=%d k=%d fds=%d mib=%d spawns/s=%.0f max_rtt_us=%.0f"
+  printf ("%s%s n=%d k=%d fds=%d mib=%d spawns/s=%.0f max_rtt_us=%.0f"
 	  " mean_rtt_us=%.1f max_busy_us=%.0f echoes=%d failed=%d\n",
-	  argv[optind], n_spawn, k_max, fds, mib,
+	  argv[optind], snapshot ? "+snapshot" : "", n_spawn, k_max, fds, mib,
 	  n_spawn / ((t_end - atomic_load (&t_start)) / 1e9), max_rtt_ns / 1e3,
 	  n_rtt ? sum_rtt_ns / 1e3 / n_rtt : 0.0, max_busy_ns / 1e3, echoes,
 	  failed);

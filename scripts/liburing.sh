@@ -78,13 +78,40 @@ _liburing_make ()
   make -C "$dir" -j"${JOBS:-3}" "$@"
 }
 
-# The pages the series adds (their names link to these four).
+# The pages the series adds or changes (not the names that link to them).
 _liburing_pages ()
 {
-  (cd "$LIBURING_TREE" && git diff --name-only --diff-filter=A base HEAD -- man/) \
+  (cd "$LIBURING_TREE" && git diff --name-only --diff-filter=AM base HEAD -- man/) \
     | while read -r p; do
 	[ -L "$LIBURING_TREE/$p" ] || printf '%s\n' "$LIBURING_TREE/$p"
       done
+}
+
+# ./build.sh liburing --export [TREE]: write the series of TREE (a git
+# tree of the tarball, tag "base", the series on top; default
+# build/liburing) into patches/liburing/, the cover letter's subject and
+# text taken from patches/liburing/cover.txt.
+liburing_export ()
+{
+  local tree=${1:-$LIBURING_LINK} tmp subject
+  [ -d "$tree/.git" ] && git -C "$tree" rev-parse -q --verify base >/dev/null \
+    || die "$tree is not a liburing tree with a base tag"
+  tmp=$(mktemp -d) || die "mktemp failed"
+  git -C "$tree" format-patch -q --zero-commit --no-signature --cover-letter \
+    --subject-prefix="RFC PATCH liburing" -o "$tmp" base..HEAD || die "git format-patch failed"
+  subject=$(head -n 1 "$LIBURING_PATCHES/cover.txt")
+  python3 - "$tmp"/0000-cover-letter.patch "$LIBURING_PATCHES/cover.txt" "$subject" <<'PY' || die "cannot write the cover letter"
+import re, sys
+p, cover, subject = sys.argv[1:]
+s = open(p).read()
+blurb = open(cover).read().split("\n", 2)[2]
+s = re.sub(r"^Date: .*$", "Date: Mon, 7 Dec 2026 18:00:00 +0000", s, count=1, flags=re.M)
+s = s.replace("*** SUBJECT HERE ***", subject).replace("*** BLURB HERE ***\n", blurb)
+open(p, "w").write(s)
+PY
+  rm -f "$LIBURING_PATCHES"/0*.patch
+  cp "$tmp"/*.patch "$LIBURING_PATCHES/" && rm -rf "$tmp"
+  say "liburing: the series of $tree written to patches/liburing/"
 }
 
 # liburing_check: the check part; prints "liburing: N passed, N failed".
