@@ -207,21 +207,26 @@ liburing_suite_main ()
 }
 
 # The results of one run's log: "TEST pass|fail|skip|timeout" per test.
+# A test's output runs from its "Running test" line to the next one; the
+# runner's verdict may be on either.
 _liburing_suite_results ()
 {
   awk '
-    /^Running test / {
-      t = $3
-      r = "pass"
-      if ($0 ~ /Skipped|Test skipped/) r = "skip"
-      else if ($0 ~ /timed out/) r = "timeout"
-      else if ($0 ~ /failed|expected fail/) r = "fail"
-      else if ($0 !~ / sec/) r = "fail"
-      res[t] = r; order[++n] = t
+    function verdict () {
+      if (t == "") return
+      r = "fail"
+      if (b ~ /timed out/) r = "timeout"
+      else if (b ~ /failed with ret|expected fail|failed dmesg/) r = "fail"
+      else if (b ~ /(^|\n)Skipped|[Ss]kipped\n?$|Skipped/) r = "skip"
+      else if (b ~ /[0-9]+ sec/) r = "pass"
+      res[t] = r; order[++n] = t; t = ""
     }
-    /^Tests failed \(/ { sub(/^[^:]*: /, ""); for (i = 1; i <= NF; i++) { g = $i; gsub(/[<>]/, "", g); res[g] = "fail" } }
-    /^Tests timed out \(/ { sub(/^[^:]*: /, ""); for (i = 1; i <= NF; i++) { g = $i; gsub(/[<>]/, "", g); res[g] = "timeout" } }
-    END { for (i = 1; i <= n; i++) print order[i], res[order[i]] }' "$1"
+    /^Running test / { verdict(); t = $3; b = $0; next }
+    /^Test run complete/ { verdict(); next }
+    /^Tests failed \(/ { sub(/^[^:]*: /, ""); for (i = 1; i <= NF; i++) { g = $i; gsub(/[<>]/, "", g); res[g] = "fail" } next }
+    /^Tests timed out \(/ { sub(/^[^:]*: /, ""); for (i = 1; i <= NF; i++) { g = $i; gsub(/[<>]/, "", g); res[g] = "timeout" } next }
+    t != "" { b = b "\n" $0 }
+    END { verdict(); for (i = 1; i <= n; i++) print order[i], res[order[i]] }' "$1"
 }
 
 _liburing_suite_table ()
