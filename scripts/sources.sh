@@ -29,31 +29,41 @@ SOURCES_MIRROR=${SOURCES_MIRROR:-http://deb.debian.org/debian}
 SOURCES_SUITE=experimental
 SOURCES_SRC_SUITE=sid
 
-# The private apt-get (or apt-cache, as _sources_apt apt-cache ...): our
-# lists, our archives, no other sources.
-_sources_apt ()
+# _sources_apt_in DIR [apt-cache] ARGS...: apt-get (or apt-cache) on the
+# private APT state in DIR: its lists, its archives, no other sources.
+_sources_apt_in ()
 {
-  local a=$SOURCES_DIR/apt tool=apt-get
+  local a=$1 tool=apt-get
+  shift
   case $1 in apt-cache) tool=apt-cache; shift ;; esac
   "$tool" -q -o Dir::Etc::SourceList="$a/sources.list" \
     -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$a/lists" \
     -o Dir::Cache="$a/cache" -o Dir::Cache::archives="$a/cache/archives" "$@"
 }
 
-_sources_apt_init ()
+# _sources_apt_init_in DIR TYPE SUITE WHAT LOG: DIR's sources.list is
+# "TYPE ... SUITE main" (deb or deb-src); its lists are refreshed at most
+# once a day.
+_sources_apt_init_in ()
 {
-  local a=$SOURCES_DIR/apt
+  local a=$1 type=$2 suite=$3 what=$4 log=$5
   mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || die "cannot create $a"
-  cat > "$a/sources.list" <<EOF
-deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $SOURCES_MIRROR $SOURCES_SUITE main
-EOF
-  # The lists are refreshed at most once a day.
+  printf '%s [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+    "$type" "$SOURCES_MIRROR" "$suite" > "$a/sources.list"
   local stamp=$a/lists/.updated
   if [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
-    step "$CACHE/logs/sources-apt.log" "reading Debian $SOURCES_SUITE's package lists (private APT state in $a)" \
-      _sources_apt update
+    step "$CACHE/logs/$log" "reading Debian $suite's $what (private APT state in $a)" \
+      _sources_apt_in "$a" update
     touch "$stamp"
   fi
+}
+
+# The private apt-get for the binary packages of $SOURCES_SUITE.
+_sources_apt () { _sources_apt_in "$SOURCES_DIR/apt" "$@"; }
+
+_sources_apt_init ()
+{
+  _sources_apt_init_in "$SOURCES_DIR/apt" deb "$SOURCES_SUITE" "package lists" sources-apt.log
 }
 
 # The lock's line for PACKAGE: "VERSION SHA256 PATH".
@@ -133,39 +143,21 @@ _sources_download ()
   [ "$f" = "$deb" ] || mv -f "$f" "$deb"
 }
 
-# _sources_apt_src update|showsrc SOURCE|source SOURCE=VERSION DIR: the private APT state for source
-# packages of $SOURCES_SRC_SUITE ($CACHE/sources/apt-SUITE-src/).
-_sources_apt_src ()
-{
-  local a=$SOURCES_DIR/apt-$SOURCES_SRC_SUITE-src
-  local opts=(-q -o Dir::Etc::SourceList="$a/sources.list"
-	      -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$a/lists"
-	      -o Dir::Cache="$a/cache" -o Dir::Cache::archives="$a/cache/archives")
-  mkdir -p "$a/lists/partial" "$a/cache/archives/partial" || die "cannot create $a"
-  printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
-    "$SOURCES_MIRROR" "$SOURCES_SRC_SUITE" > "$a/sources.list"
-  case $1 in
-    update)
-      [ -n "$(find "$a/lists/.updated" -mmin -1440 2>/dev/null)" ] && return
-      step "$CACHE/logs/sources-apt-src.log" "reading Debian $SOURCES_SRC_SUITE's source lists (private APT state in $a)" \
-	apt-get "${opts[@]}" update
-      touch "$a/lists/.updated" ;;
-    showsrc) apt-cache "${opts[@]}" showsrc "$2" 2>/dev/null \
-	       | awk '/^Version:/ { print $2 }' | sort -V | tail -n 1 ;;
-    source) (cd "$3" && apt-get "${opts[@]}" source --download-only "$2") ;;
-  esac
-}
+# _sources_in_dir DIR CMD...: CMD in DIR (step runs it in a subshell).
+_sources_in_dir () { cd "$1" && shift && "$@"; }
 
 # _sources_fetch_src SOURCE VERSION SHA256 FILE: the upstream tarball of
 # a source package, checked; set SOURCES_GOT to its path.
 _sources_fetch_src ()
 {
   local src=$1 ver=$2 sum=$3 file=$4 dir=$SOURCES_DIR/src have got
+  local a=$SOURCES_DIR/apt-$SOURCES_SRC_SUITE-src
   mkdir -p "$dir" || die "cannot create $dir"
   if [ ! -f "$dir/$file" ]; then
     need_packages debian-archive-keyring dpkg-dev
-    _sources_apt_src update
-    have=$(_sources_apt_src showsrc "$src")
+    _sources_apt_init_in "$a" deb-src "$SOURCES_SRC_SUITE" "source lists" sources-apt-src.log
+    have=$(_sources_apt_in "$a" apt-cache showsrc "$src" 2>/dev/null \
+	     | awk '/^Version:/ { print $2 }' | sort -V | tail -n 1)
     [ -n "$have" ] || die "$src: Debian $SOURCES_SRC_SUITE has no such source package (see $CACHE/logs/sources-apt-src.log)"
     if [ "$have" != "$ver" ]; then
       _sources_warn_newer "$src" "$ver" "$have"
@@ -173,7 +165,7 @@ _sources_fetch_src ()
       ver=$have sum=
     fi
     step "$CACHE/logs/sources-$src.log" "downloading the source package $src $ver from Debian $SOURCES_SRC_SUITE" \
-      _sources_apt_src source "$src=$ver" "$dir"
+      _sources_in_dir "$dir" _sources_apt_in "$a" source --download-only "$src=$ver"
     [ -f "$dir/$file" ] || die "$src $ver: no $file in $dir (see $CACHE/logs/sources-$src.log)"
   fi
   got=$(sha256sum < "$dir/$file" | cut -d' ' -f1)
