@@ -75,6 +75,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <linux/io_uring.h>
+#include <liburing.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -240,18 +241,6 @@ static bool chain_miss_first;
    -icount sleep=off.  */
 static char missing[4096];
 
-/* Make SQE an EXEC of PATH with the child's argv and envp.  */
-static void
-exec_write (struct io_uring_sqe *sqe, const char *path, uint64_t user_data)
-{
-  sqe->opcode = IORING_OP_EXEC;
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  sqe->addr2 = (uintptr_t) child_argv;
-  sqe->addr3 = (uintptr_t) child_envp;
-  sqe->user_data = user_data;
-}
-
 /* Write CLONE, then EXEC of "PATH -c", after the SQ tail; return the
    number of SQEs.  */
 static unsigned int
@@ -260,24 +249,16 @@ chain_write (struct ring *r, const char *path)
   static struct clone_args ca = { .exit_signal = SIGCHLD };
   /* Where the ring's SQ wraps, the SQEs of a chain of three do too.  */
   struct io_uring_sqe sqe[3] = { 0 }, *s = sqe;
-  sqe[0].opcode = IORING_OP_CLONE;
-  sqe[0].flags = IOSQE_IO_LINK;
-  sqe[0].addr = (uintptr_t) &ca;
-  sqe[0].len = sizeof (ca);
-  sqe[0].user_data = 0;
-  if (clone_attr != NULL)
-    {
-      sqe[0].addr2 = (uintptr_t) clone_attr;
-      sqe[0].optlen = sizeof (*clone_attr);
-    }
-  sqe[0].spawn_flags = clone_spawn_flags;
+  io_uring_prep_clone (s, &ca, sizeof (ca), clone_attr, clone_spawn_flags);
   if (chain_miss_first)
     {
-      exec_write (++s, missing, 2);
+      io_uring_prep_exec (++s, AT_FDCWD, missing, child_argv, child_envp,
+			  IORING_EXEC_SEARCH);
       s->flags = IOSQE_IO_LINK;
-      s->spawn_flags = IORING_EXEC_SEARCH;
+      s->user_data = 2;
     }
-  exec_write (++s, path, 1);
+  io_uring_prep_exec (++s, AT_FDCWD, path, child_argv, child_envp, 0);
+  s->user_data = 1;
   unsigned int n = s + 1 - sqe;
   for (unsigned int i = 0; i < n; i++)
     r->sqes[(*r->sq_tail + i) % ENTRIES] = sqe[i];

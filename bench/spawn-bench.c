@@ -6,9 +6,10 @@
      posix_spawn  posix_spawn of the C library the binary runs with: the
 		  stock glibc 2.44, or the patched one (io_uring path or,
 		  with GLIBC_TUNABLES=glibc.spawn.io_uring=0, the clone path)
-     uring-raw    an IORING_OP_CLONE + IORING_OP_EXEC chain through
-		  liburing on a ring set up once per thread: the floor of
-		  the approach (needs the kernel series)
+     uring-raw    an IORING_OP_CLONE + IORING_OP_EXEC chain made with
+		  the liburing series' helpers, on a ring set up once per
+		  thread: the floor of the approach (needs the kernel
+		  series)
    spawning the static programs child-exit and child-stamp from --dir.
 
    In one parent state (--state: small, mem-untouched, mem-touched,
@@ -33,8 +34,8 @@
    it measures: the kernel's io_uring:io_uring_spawn trace event, one per
    chain, is counted over the warm-up spawns (see path_trace_end).  */
 
-/* The patched kernel's UAPI header first: liburing's older copy has the
-   same include guard and is then skipped.  */
+/* The patched kernel's UAPI header first: liburing's copy has the same
+   include guard and is then skipped.  */
 #include <linux/io_uring.h>
 #include <liburing.h>
 
@@ -167,14 +168,14 @@ spawner_fini (struct spawner *s)
     io_uring_queue_exit (&s->ring);
 }
 
-/* A zeroed SQE; the ring holds 8 and a spawn queues 2 at a time.  */
+/* The next SQE, for a prep helper; the ring holds 8 and a spawn queues
+   2 at a time.  */
 static struct io_uring_sqe *
 get_sqe (struct io_uring *ring)
 {
   struct io_uring_sqe *sqe = io_uring_get_sqe (ring);
   if (sqe == NULL)
     die ("io_uring_get_sqe: the ring is full");
-  memset (sqe, 0, sizeof *sqe);
   return sqe;
 }
 
@@ -186,23 +187,15 @@ prep_clone (struct io_uring *ring, struct clone_args *ca,
 	    unsigned int spawn_flags)
 {
   struct io_uring_sqe *sqe = get_sqe (ring);
-  sqe->opcode = IORING_OP_CLONE;
-  sqe->addr = (uintptr_t) ca;
-  sqe->len = CLONE_ARGS_SIZE_VER0;
-  sqe->flags = IOSQE_IO_LINK;
+  io_uring_prep_clone (sqe, ca, CLONE_ARGS_SIZE_VER0, NULL, spawn_flags);
   sqe->user_data = 0;
-  sqe->spawn_flags = spawn_flags;
 }
 
 static void
 prep_exec (struct io_uring *ring, const char *path, char *const argv[])
 {
   struct io_uring_sqe *sqe = get_sqe (ring);
-  sqe->opcode = IORING_OP_EXEC;
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  sqe->addr2 = (uintptr_t) argv;
-  sqe->addr3 = (uintptr_t) empty_env;
+  io_uring_prep_exec (sqe, AT_FDCWD, path, argv, empty_env, 0);
   sqe->user_data = 1;
 }
 

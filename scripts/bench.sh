@@ -54,12 +54,14 @@ bench_abi_check ()
 
 bench_build ()
 {
-  need_packages liburing-dev gnuplot-nox gcc libc6-dev
+  need_packages gnuplot-nox gcc libc6-dev
   glibc_build
   glibc_stock_build
   kernel_build
+  liburing_build
   local mk=(make -C bench OUT="$BENCH_BIN" STOCK="$GSTOCK" PATCHED="$GBUILD"
-	    KHDR="$TOP/build/$KERNEL_LINK/usr/include" STAGE="$BENCH_STAGE")
+	    KHDR="$TOP/build/$KERNEL_LINK/usr/include" LIBURING="$LIBURING_TREE"
+	    STAGE="$BENCH_STAGE")
   # Only a build takes the lock: a long locked job (glibc's tests) must
   # not hold up a run whose binaries are current.
   local rel=${BENCH_BIN#"$TOP"/}

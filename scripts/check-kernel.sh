@@ -13,6 +13,9 @@
 _ck_here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$_ck_here/scripts/lib.sh"
 . "$_ck_here/scripts/kernel.sh"
+TOP=$_ck_here
+. "$_ck_here/scripts/sources.sh"
+. "$_ck_here/scripts/liburing.sh"
 
 set -o pipefail
 debug=--debug
@@ -20,9 +23,11 @@ suite=tests/kernel
 if [ "${1:-}" = --plain ]; then debug=; shift; fi
 # auditd for auditctl, which spawn.security's audit test runs in the
 # guest (whose root is this machine's).
-need_packages dejagnu liburing-dev gcc libc6-dev qemu-system-x86 python3 auditd
+need_packages dejagnu gcc libc6-dev qemu-system-x86 python3 auditd
 
 if [ -n "$debug" ]; then kernel_build --debug; else kernel_build; fi
+# The tests are built on the liburing series (build/liburing).
+liburing_build
 kdir=$_ck_here/build/$KERNEL_LINK${debug:+-debug}
 
 # One check at a time per clone: runs share build/results.

@@ -9,7 +9,8 @@
 #
 # HDR: the headers_install directory (default: the v3 kernel's,
 # build/kernel/usr/include, or $KT_HEADERS); OUT: where the binaries
-# go (default build/tests/kernel-compile).
+# go (default build/tests/kernel-compile).  The liburing series' tree
+# is $KT_LIBURING (default build/liburing).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 hdr=${1:-${KT_HEADERS:-$here/../../build/kernel/usr/include}}
@@ -19,8 +20,9 @@ if [ ! -f "$hdr/linux/io_uring.h" ]; then
   echo "no linux/io_uring.h in $hdr (make headers_install first)" >&2
   exit 100
 fi
-if ! echo '#include <liburing.h>' | gcc -E -x c - >/dev/null 2>&1; then
-  echo "no <liburing.h>: apt-get install liburing-dev (Debian's 2.3)" >&2
+lu=${KT_LIBURING:-$here/../../build/liburing}
+if [ ! -f "$lu/src/liburing.a" ]; then
+  echo "no liburing series built in $lu (./build.sh liburing)" >&2
   exit 101
 fi
 bad=0 good=0
@@ -42,7 +44,8 @@ for src in "$here"/spawn.*/*.c; do
   log="$out/$name.log"
   nice gcc -std=gnu11 -D_GNU_SOURCE -O2 -g -Wall \
     -Werror=implicit-function-declaration -isystem "$hdr" -I "$here/lib" \
-    -o "$out/$name" "$src" -luring -lpthread >"$log" 2>&1
+    -I "$lu/src/include" -o "$out/$name" "$src" "$lu/src/liburing.a" \
+    -lpthread >"$log" 2>&1
   rc=$?
   check "$(basename "$(dirname "$src")")/$name.c" "$log" $rc
 done

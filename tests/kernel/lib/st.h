@@ -1,17 +1,14 @@
-/* tests/kernel/lib/st.h -- helpers for the spawn-chain kernel tests,
-   v3 interface: ring set-up, SQE builders for the three spawn opcodes
-   (IORING_OP_CLONE with its struct io_uring_spawn_attr,
-   IORING_OP_SPAWN_ACTION with a sub-op in sqe->cmd_op, IORING_OP_EXEC),
-   a way to run a chain and collect its CQEs by index, and the checks
-   every test needs (the child's fate, its state in /proc, no child
-   left).  Include instead of kt.h.
+/* tests/kernel/lib/st.h -- helpers for the spawn-chain kernel tests:
+   ring set-up, SQE builders for the three spawn opcodes on the liburing
+   series' prep helpers (io_uring_prep_clone, io_uring_prep_exec,
+   io_uring_prep_spawn_*), a way to run a chain and collect its CQEs by
+   index, and the checks every test needs (the child's fate, its state
+   in /proc, no child left).  Include instead of kt.h.
 
-   Only the patched kernel's UAPI headers are used (<linux/io_uring.h>,
-   <linux/auxvec.h> from the v3 tree's headers_install): glibc's private
-   copy sysdeps-overlay/.../io_uring_spawn.h is checked against them
-   by spawn.abi, not used here.  What the v3 kernel header does not have
-   yet (the cover letter's values) is defined below under #ifndef; each
-   such name is listed in ../README.md.  */
+   The UAPI is the patched kernel's headers_install (<linux/io_uring.h>,
+   <linux/auxvec.h>), included before liburing's copy; glibc's private
+   copy sysdeps-overlay/.../io_uring_spawn.h is checked against them by
+   spawn.abi, not used here.  */
 
 #ifndef ST_H
 #define ST_H
@@ -41,43 +38,6 @@
 #ifndef CLONE_ARGS_SIZE_VER2
 # define CLONE_ARGS_SIZE_VER2 88
 #endif
-
-/* v3 UAPI the kernel header may not have yet: the cover letter's
-   values (patches/kernel/0000-cover-letter.patch).  */
-#ifndef AT_IO_URING_SPAWN
-# define AT_IO_URING_SPAWN 52
-#endif
-#ifndef IORING_SPAWN_F_CHAIN
-# define IORING_SPAWN_F_CHAIN (1U << 0)
-#endif
-#ifndef IORING_SPAWN_F_FD_SNAPSHOT
-# define IORING_SPAWN_F_FD_SNAPSHOT (1U << 1)
-#endif
-#ifndef IORING_CLONE_FD_SNAPSHOT
-# define IORING_CLONE_FD_SNAPSHOT (1U << 0)
-#endif
-#ifndef IORING_SPAWN_CLOSE_IN_LIMIT
-# define IORING_SPAWN_CLOSE_IN_LIMIT (1U << 0)
-#endif
-#ifndef IORING_SPAWN_MAX_OPS
-# define IORING_SPAWN_MAX_OPS 64
-#endif
-#ifndef IORING_SPAWN_ATTR_SIZE_VER0
-# define IORING_SPAWN_ATTR_SIZE_VER0 48
-#endif
-/* IORING_REGISTER_QUERY's spawn entry (cover letter, "Detection");
-   our own name for the struct so that it cannot clash with the
-   header's once it has one.  */
-#define ST_IO_URING_QUERY_SPAWN 4
-struct st_query_spawn
-{
-  __u64 features;		/* IORING_SPAWN_F_* */
-  __u64 clone_flags;		/* accepted in clone_args.flags */
-  __u64 attr_flags;		/* IORING_SPAWN_ATTR_* */
-  __u64 actions;		/* bit n: SPAWN_ACTION sub-op n */
-  __u32 exec_flags;		/* accepted in EXEC's spawn_flags */
-  __u32 max_ops;		/* IORING_SPAWN_MAX_OPS */
-};
 
 #ifndef CLONE_AUTOREAP
 # define CLONE_AUTOREAP (1ULL << 34)
@@ -118,24 +78,6 @@ st_spawn_present (void)
   return (st_spawn_features () & IORING_SPAWN_F_CHAIN) != 0;
 }
 
-/* IORING_REGISTER_QUERY (no ring) for IO_URING_QUERY_SPAWN into *Q;
-   0, or -errno / the entry's negative result.  */
-static inline int
-st_query_spawn (struct st_query_spawn *q)
-{
-  struct io_uring_query_hdr hdr;
-  memset (&hdr, 0, sizeof hdr);
-  memset (q, 0, sizeof *q);
-  hdr.query_op = ST_IO_URING_QUERY_SPAWN;
-  hdr.query_data = (uintptr_t) q;
-  hdr.size = sizeof *q;
-  long r = syscall (__NR_io_uring_register, -1, IORING_REGISTER_QUERY,
-		    &hdr, 0);
-  if (r < 0)
-    return -errno;
-  return hdr.result < 0 ? hdr.result : 0;
-}
-
 /* Set up RING with FLAGS (64 entries); fail the test if impossible.  */
 static inline void
 st_init_ring (struct io_uring *ring, unsigned int flags)
@@ -174,124 +116,126 @@ st_sqe (struct io_uring *ring, int op, unsigned long long user_data)
   return sqe;
 }
 
-/* A CLONE heading a chain (IOSQE_IO_LINK) with ARGS, no attributes
-   (st_clone_attr for those).  */
+/* SQE with IOSQE_IO_LINK added: liburing's prep helpers clear the
+   flags, and only a chain's last request is unlinked.  */
 static inline struct io_uring_sqe *
-st_clone (struct io_uring *ring, struct clone_args *args,
-	  unsigned long long user_data)
+st_link (struct io_uring_sqe *sqe)
 {
-  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_CLONE, user_data);
-  sqe->addr = (uintptr_t) args;
-  sqe->len = CLONE_ARGS_SIZE_VER0;
-  sqe->flags = IOSQE_IO_LINK;
+  sqe->flags |= IOSQE_IO_LINK;
   return sqe;
 }
 
-/* A CLONE with the attributes ATTR (sqe->addr2, sqe->optlen its size).  */
+/* A CLONE heading a chain with ARGS and the attributes ATTR (NULL:
+   none).  */
 static inline struct io_uring_sqe *
 st_clone_attr (struct io_uring *ring, struct clone_args *args,
 	       struct io_uring_spawn_attr *attr, unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_clone (ring, args, user_data);
-  sqe->addr2 = (uintptr_t) attr;
-  sqe->optlen = sizeof *attr;
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_CLONE, user_data);
+  io_uring_prep_clone (sqe, args, CLONE_ARGS_SIZE_VER0, attr, 0);
   return sqe;
 }
 
-/* An unlinked EXEC (the end of a chain): path in addr, argv in addr2,
-   envp in addr3.  */
+static inline struct io_uring_sqe *
+st_clone (struct io_uring *ring, struct clone_args *args,
+	  unsigned long long user_data)
+{
+  return st_clone_attr (ring, args, NULL, user_data);
+}
+
+/* An unlinked EXEC (the end of a chain).  */
 static inline struct io_uring_sqe *
 st_exec (struct io_uring *ring, const char *path, char *const argv[],
 	 char *const envp[], unsigned long long user_data)
 {
   struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_EXEC, user_data);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  sqe->addr2 = (uintptr_t) argv;
-  sqe->addr3 = (uintptr_t) envp;
+  io_uring_prep_exec (sqe, AT_FDCWD, path, argv, envp, 0);
   return sqe;
 }
 
-/* An IORING_OP_SPAWN_ACTION with sub-op ACTION (sqe->cmd_op), linked
-   (IOSQE_IO_LINK: an action is never the end of a chain).  */
+/* An EXEC of one candidate of a PATH search (IORING_EXEC_SEARCH),
+   unlinked: st_link it unless it is the last.  */
+static inline struct io_uring_sqe *
+st_search (struct io_uring *ring, const char *path, char *const argv[],
+	   char *const envp[], unsigned long long user_data)
+{
+  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_EXEC, user_data);
+  io_uring_prep_exec (sqe, AT_FDCWD, path, argv, envp, IORING_EXEC_SEARCH);
+  return sqe;
+}
+
+/* An IORING_OP_SPAWN_ACTION with sub-op ACTION (sqe->cmd_op) and no
+   operands, linked: for what liburing's helpers cannot express.  */
 static inline struct io_uring_sqe *
 st_action (struct io_uring *ring, unsigned int action,
 	   unsigned long long user_data)
 {
   struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
   sqe->cmd_op = action;
-  sqe->flags = IOSQE_IO_LINK;
-  return sqe;
+  return st_link (sqe);
 }
 
-/* A SPAWN_OPEN of PATH with FLAGS onto TARGET (addr3), linked.  */
+/* The next SQE for a SPAWN_ACTION prep helper, with USER_DATA (which
+   the helpers leave alone).  */
+static inline struct io_uring_sqe *
+st_next (struct io_uring *ring, unsigned long long user_data)
+{
+  return st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
+}
+
+/* The file actions, linked.  */
 static inline struct io_uring_sqe *
 st_open (struct io_uring *ring, const char *path, int flags, int target,
 	 unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_OPEN, user_data);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  sqe->spawn_flags = flags;
-  sqe->addr3 = target;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_open (sqe, AT_FDCWD, path, flags, 0, target);
+  return st_link (sqe);
 }
 
-/* A SPAWN_CLOSE of FD (spawn_flags FLAGS: IORING_SPAWN_CLOSE_IN_LIMIT),
-   linked.  */
 static inline struct io_uring_sqe *
 st_close (struct io_uring *ring, int fd, unsigned int flags,
 	  unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE, user_data);
-  sqe->fd = fd;
-  sqe->spawn_flags = flags;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_close (sqe, fd, flags);
+  return st_link (sqe);
 }
 
-/* A SPAWN_CLOSE_RANGE of FIRST..LAST (addr3) with FLAGS, linked.  */
 static inline struct io_uring_sqe *
 st_close_range (struct io_uring *ring, int first, unsigned int last,
 		unsigned int flags, unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CLOSE_RANGE,
-					user_data);
-  sqe->fd = first;
-  sqe->addr3 = last;
-  sqe->spawn_flags = flags;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_close_range (sqe, first, last, flags);
+  return st_link (sqe);
 }
 
-/* A SPAWN_CHDIR to PATH, linked.  */
 static inline struct io_uring_sqe *
 st_chdir (struct io_uring *ring, const char *path,
 	  unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_CHDIR, user_data);
-  sqe->addr = (uintptr_t) path;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_chdir (sqe, path);
+  return st_link (sqe);
 }
 
-/* A SPAWN_FCHDIR to FD, linked.  */
 static inline struct io_uring_sqe *
 st_fchdir (struct io_uring *ring, int fd, unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_FCHDIR, user_data);
-  sqe->fd = fd;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_fchdir (sqe, fd);
+  return st_link (sqe);
 }
 
-/* A SPAWN_TCSETPGRP of terminal FD to PGRP (addr3; 0: the child's
-   group), linked.  */
+/* PGRP 0: the child's group.  */
 static inline struct io_uring_sqe *
 st_tcsetpgrp (struct io_uring *ring, int fd, pid_t pgrp,
 	      unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_action (ring, IORING_SPAWN_TCSETPGRP,
-					user_data);
-  sqe->fd = fd;
-  sqe->addr3 = pgrp;
-  return sqe;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_tcsetpgrp (sqe, fd, pgrp);
+  return st_link (sqe);
 }
 
 /* A SPAWN_ACTION that does nothing (CLOSE_RANGE of fd 1000..1000, res
@@ -750,16 +694,14 @@ st_count_fds (void)
 	       st_nrecv > 0 ? st_order[st_nrecv - 1] : ~0ULL, (n));	\
   } while (0)
 
-/* A DUP2 of OLDFD onto NEWFD (addr3), not linked (set IOSQE_IO_LINK
-   unless it ends the chain).  */
+/* A DUP2 of OLDFD onto NEWFD, not linked (st_link it unless it ends
+   the chain).  */
 static inline struct io_uring_sqe *
 st_dup2 (struct io_uring *ring, int oldfd, int newfd,
 	 unsigned long long user_data)
 {
-  struct io_uring_sqe *sqe = st_sqe (ring, IORING_OP_SPAWN_ACTION, user_data);
-  sqe->cmd_op = IORING_SPAWN_DUP2;
-  sqe->fd = oldfd;
-  sqe->addr3 = newfd;
+  struct io_uring_sqe *sqe = st_next (ring, user_data);
+  io_uring_prep_spawn_dup2 (sqe, oldfd, newfd);
   return sqe;
 }
 
@@ -775,7 +717,7 @@ st_capture (struct io_uring *ring, unsigned long long user_data, int *w)
       kt_fail ("pipe2", "%m");
       kt_exit ();
     }
-  st_dup2 (ring, p[1], 1, user_data)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (ring, p[1], 1, user_data));
   *w = p[1];
   return p[0];
 }

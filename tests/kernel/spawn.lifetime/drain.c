@@ -35,7 +35,6 @@ static struct clone_args ca = { .exit_signal = SIGCHLD };
 static int
 queue_chain (int k, int ud)
 {
-  struct io_uring_sqe *sqe;
   switch (k)
     {
     case 0:			/* success, three SQEs */
@@ -45,12 +44,10 @@ queue_chain (int k, int ud)
       return 3;
     case 1:			/* fails by itself, four SQEs */
       st_clone (&st_ring, &ca, ud);
-      sqe = st_exec (&st_ring, "/nonexistent/a", argv_true, st_envp, ud + 1);
-      sqe->flags = IOSQE_IO_LINK;
-      ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-      sqe = st_exec (&st_ring, "/nonexistent/b", argv_true, st_envp, ud + 2);
-      sqe->flags = IOSQE_IO_LINK;
-      ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+      st_link (st_search (&st_ring, "/nonexistent/a", argv_true, st_envp,
+			  ud + 1));
+      st_link (st_search (&st_ring, "/nonexistent/b", argv_true, st_envp,
+			  ud + 2));
       st_exec (&st_ring, "/nonexistent/c", argv_true, st_envp, ud + 3);
       return 4;
     }
@@ -110,10 +107,8 @@ main (void)
   /* 3. After a malformed chain (a prep error: the rest cancelled).  */
   st_init (0);
   st_clone (&st_ring, &ca, 0);
-  st_dup2 (&st_ring, 0, 5, 1)->flags = IOSQE_IO_LINK;
-  struct io_uring_sqe *sqe = st_dup2 (&st_ring, 0, 6, 2);
-  sqe->addr = 1;
-  sqe->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, 0, 5, 1));
+  st_link (st_dup2 (&st_ring, 0, 6, 2))->addr = 1;
   st_exec (&st_ring, prog, argv_true, st_envp, 3);
   drain_after ("drain after a malformed chain", 4);
   KT_EXPECT_EQ ("drain after a malformed chain: prep error", st_res[2], -EINVAL);
@@ -205,7 +200,7 @@ main (void)
 
   /* 8. A chain after a drained request that failed.  */
   st_init (0);
-  sqe = st_sqe (&st_ring, IORING_OP_NOP, 63);
+  struct io_uring_sqe *sqe = st_sqe (&st_ring, IORING_OP_NOP, 63);
   sqe->flags = IOSQE_IO_DRAIN;
   sqe->ioprio = 1;
   st_run (&st_ring, 1);

@@ -61,7 +61,7 @@ main (int argc, char **argv)
 	  st_exec (&st_ring, noexec, argv_true, st_envp, 1);
 	  break;
 	case 2:
-	  st_dup2 (&st_ring, 0, 3, 1)->flags = IOSQE_IO_LINK;
+	  st_link (st_dup2 (&st_ring, 0, 3, 1));
 	  st_open (&st_ring, "/nonexistent/file", O_RDONLY, 4, 2);
 	  st_exec (&st_ring, "/bin/true", argv_true, st_envp, 3);
 	  failing = 2;

@@ -74,7 +74,7 @@ spawner (bool traced, int cgfd)
     }
   struct io_uring_sqe *sqe = st_clone (&ring, &ca, 0);
   sqe->len = sizeof ca;
-  st_dup2 (&ring, out_pipe[1], 1, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&ring, out_pipe[1], 1, 1));
   static char *argv[] = { "cat", "/proc/self/cgroup", NULL };
   st_exec (&ring, "/bin/cat", argv, st_envp, 2);
   st_reset ();

@@ -68,7 +68,7 @@ run (bool chain, bool nnp, const char *path, char **argv, char *out, size_t size
       st_init (0);
       struct clone_args ca = { .exit_signal = SIGCHLD };
       st_clone (&st_ring, &ca, 0);
-      st_dup2 (&st_ring, p[1], 1, 1)->flags = IOSQE_IO_LINK;
+      st_link (st_dup2 (&st_ring, p[1], 1, 1));
       st_exec (&st_ring, path, argv, st_envp, 2);
       st_run (&st_ring, 3);
       int status = st_fate ();

@@ -317,21 +317,11 @@ main (void)
   char notdir[300];
   snprintf (notdir, sizeof notdir, "%s/noexec/true", tmpl);
   st_clone (&st_ring, &ca, 0);
-  struct io_uring_sqe *sqe;
-  sqe = st_exec (&st_ring, "/nonexistent/true", argv_true, envp, 1);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, noexec, argv_true, envp, 2);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, notdir, argv_true, envp, 3);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, "/bin/true", argv_true, envp, 4);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, "/bin/false", argv_true, envp, 5);
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+  st_link (st_search (&st_ring, "/nonexistent/true", argv_true, envp, 1));
+  st_link (st_search (&st_ring, noexec, argv_true, envp, 2));
+  st_link (st_search (&st_ring, notdir, argv_true, envp, 3));
+  st_link (st_search (&st_ring, "/bin/true", argv_true, envp, 4));
+  st_search (&st_ring, "/bin/false", argv_true, envp, 5);
   status = st_finish (6);
   KT_EXPECT_EQ ("search: ENOENT, goes on", st_res[1], -ENOENT);
   KT_EXPECT_EQ ("search: EACCES, goes on", st_res[2], -EACCES);
@@ -343,22 +333,16 @@ main (void)
 
   /* A search step that fails with another error ends the chain.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_exec (&st_ring, garbage, argv_true, envp, 1);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+  st_link (st_search (&st_ring, garbage, argv_true, envp, 1));
+  st_search (&st_ring, "/bin/true", argv_true, envp, 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("search: ENOEXEC stops", st_res[1], -ENOEXEC);
   KT_EXPECT_EQ ("search: ENOEXEC: next cancelled", st_res[2], -ECANCELED);
   ST_EXPECT_GONE ("search: ENOEXEC: child gone", status);
   /* The last step of a failed search: gone as well.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_exec (&st_ring, "/nonexistent/a", argv_true, envp, 1);
-  sqe->flags = IOSQE_IO_LINK;
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe = st_exec (&st_ring, "/nonexistent/b", argv_true, envp, 2);
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+  st_link (st_search (&st_ring, "/nonexistent/a", argv_true, envp, 1));
+  st_search (&st_ring, "/nonexistent/b", argv_true, envp, 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("search: all fail: 1st", st_res[1], -ENOENT);
   KT_EXPECT_EQ ("search: all fail: 2nd", st_res[2], -ENOENT);
@@ -377,11 +361,8 @@ main (void)
     memset (longcomp + 5, 'n', 300);
     strcpy (longcomp + 305, "/true");
     st_clone (&st_ring, &ca, 0);
-    sqe = st_exec (&st_ring, longcomp, argv_true, envp, 1);
-    sqe->flags = IOSQE_IO_LINK;
-    ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-    sqe = st_exec (&st_ring, "/bin/true", argv_true, envp, 2);
-    ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+    st_link (st_search (&st_ring, longcomp, argv_true, envp, 1));
+    st_search (&st_ring, "/bin/true", argv_true, envp, 2);
     status = st_finish (3);
     KT_EXPECT_EQ ("search: ENAMETOOLONG", st_res[1], -ENAMETOOLONG);
     KT_EXPECT_EQ ("search: ENAMETOOLONG goes on", st_res[2], 0);

@@ -65,8 +65,8 @@ main (int argc, char **argv)
 		(long long) features);
 
   /* IORING_REGISTER_QUERY, no ring.  */
-  struct st_query_spawn q;
-  int ret = st_query_spawn (&q);
+  struct io_uring_query_spawn q;
+  int ret = io_uring_query_spawn (&q);
   KT_EXPECT_EQ ("IO_URING_QUERY_SPAWN answers", ret, 0);
   if (ret == 0)
     {

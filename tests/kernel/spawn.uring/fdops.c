@@ -10,6 +10,7 @@
    sub-op.  */
 
 #include "st.h"
+#include <linux/close_range.h>
 
 static struct clone_args ca = { .exit_signal = SIGCHLD };
 
@@ -34,13 +35,10 @@ main (void)
     kt_fail ("dup2", "%m");
   snprintf (path, sizeof path, "%s/out", dir);
   st_clone (&st_ring, &ca, 0);
-  struct io_uring_sqe *sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  ST_SPAWN_FLAGS (sqe) = O_WRONLY | O_CREAT | O_TRUNC;
-  sqe->len = 0640;
-  sqe->addr3 = 7;
-  sqe->flags = IOSQE_IO_LINK;
+  struct io_uring_sqe *sqe = st_next (&st_ring, 1);
+  io_uring_prep_spawn_open (sqe, AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC,
+			    0640, 7);
+  st_link (sqe);
   st_sh ("echo opened >&7", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("open: res is the target fd", st_res[1], 7);
@@ -61,12 +59,7 @@ main (void)
 
   /* SPAWN_OPEN onto a free high number.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) path;
-  ST_SPAWN_FLAGS (sqe) = O_RDONLY;
-  sqe->addr3 = 8;
-  sqe->flags = IOSQE_IO_LINK;
+  st_open (&st_ring, path, O_RDONLY, 8, 1);
   st_sh ("read x <&8 && test \"$x\" = opened", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("open high fd: res", st_res[1], 8);
@@ -88,12 +81,7 @@ main (void)
       snprintf (script, sizeof script,
 		"test -e /proc/self/fd/%d && exit 1; exit 0", target);
       st_clone (&st_ring, &ca, 0);
-      sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-      sqe->fd = AT_FDCWD;
-      sqe->addr = (uintptr_t) path;
-      ST_SPAWN_FLAGS (sqe) = O_RDONLY | O_CLOEXEC;
-      sqe->addr3 = target;
-      sqe->flags = IOSQE_IO_LINK;
+      st_open (&st_ring, path, O_RDONLY | O_CLOEXEC, target, 1);
       st_sh (script, 2);
       status = st_finish (3);
       KT_EXPECT_EQ (ce[i].name, st_res[1], target);
@@ -102,11 +90,7 @@ main (void)
 
   /* Errors: ENOENT stops the chain; dirfd EBADF; EINVAL flags.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) "/nonexistent/file";
-  sqe->addr3 = 5;
-  sqe->flags = IOSQE_IO_LINK;
+  st_open (&st_ring, "/nonexistent/file", O_RDONLY, 5, 1);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("open ENOENT", st_res[1], -ENOENT);
@@ -114,22 +98,16 @@ main (void)
   ST_EXPECT_GONE ("open ENOENT: child gone", status);
 
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-  sqe->fd = 999;
-  sqe->addr = (uintptr_t) "relative";
-  sqe->addr3 = 5;
-  sqe->flags = IOSQE_IO_LINK;
+  sqe = st_next (&st_ring, 1);
+  io_uring_prep_spawn_open (sqe, 999, "relative", O_RDONLY, 0, 5);
+  st_link (sqe);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("open bad dirfd", st_res[1], -EBADF);
   ST_EXPECT_GONE ("open bad dirfd: child gone", status);
 
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_OPEN, 1);
-  sqe->fd = AT_FDCWD;
-  sqe->addr = (uintptr_t) 8;
-  sqe->addr3 = 5;
-  sqe->flags = IOSQE_IO_LINK;
+  st_open (&st_ring, (const char *) 8, O_RDONLY, 5, 1);
   st_sh ("exit 0", 2);
   /* v3 copies the path at prep (delayed_getname): the chain fails at
      submission and no child is made.  */
@@ -155,7 +133,7 @@ main (void)
     kt_fail ("pipe2", "%m");
   snprintf (script, sizeof script, "echo kept >&%d", p[1]);
   st_clone (&st_ring, &ca, 0);
-  st_dup2 (&st_ring, p[1], p[1], 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, p[1], p[1], 1));
   st_sh (script, 2);
   status = st_finish (3);
   close (p[1]);
@@ -177,13 +155,13 @@ main (void)
 
   /* DUP2 errors.  */
   st_clone (&st_ring, &ca, 0);
-  st_dup2 (&st_ring, 555, 3, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, 555, 3, 1));
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("dup2 bad oldfd", st_res[1], -EBADF);
   ST_EXPECT_GONE ("dup2 bad oldfd: child gone", status);
   st_clone (&st_ring, &ca, 0);
-  st_dup2 (&st_ring, 0, 1 << 30, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, 0, 1 << 30, 1));
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("dup2 newfd past the limit", st_res[1], -EBADF);
@@ -193,9 +171,7 @@ main (void)
   int fd = open ("/dev/null", O_RDONLY);
   snprintf (script, sizeof script, "test -e /proc/self/fd/%d && exit 1; exit 0", fd);
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
-  sqe->fd = fd;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close (&st_ring, fd, 0, 1);
   st_sh (script, 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close: res", st_res[1], 0);
@@ -203,9 +179,7 @@ main (void)
   KT_EXPECT_EQ ("close: still open in the parent", fcntl (fd, F_GETFD) >= 0, 1);
   /* Soft-linked close of a closed fd: EBADF, the chain ends.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
-  sqe->fd = 444;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close (&st_ring, 444, 0, 1);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close EBADF", st_res[1], -EBADF);
@@ -213,18 +187,14 @@ main (void)
   ST_EXPECT_GONE ("close EBADF: child gone", status);
   /* Hard-linked: EBADF, the chain goes on.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
-  sqe->fd = 444;
-  sqe->flags = IOSQE_IO_HARDLINK;
+  st_close (&st_ring, 444, 0, 1)->flags = IOSQE_IO_HARDLINK;
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close EBADF hard-linked", st_res[1], -EBADF);
   ST_EXPECT_STATUS ("close EBADF hard-linked: chain goes on", status, 0);
   /* Close then open onto the same number: the lowest free fd.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE, 1);
-  sqe->fd = 0;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close (&st_ring, 0, 0, 1);
   st_open (&st_ring, "/dev/null", O_RDONLY, 0, 2);
   st_sh ("test \"$(readlink /proc/self/fd/0)\" = /dev/null", 3);
   status = st_finish (4);
@@ -260,10 +230,7 @@ main (void)
   snprintf (script, sizeof script,
 	    "test -e /proc/self/fd/%d && exit 1; test -e /proc/self/fd/7 && exit 2; exit 0", fd);
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
-  sqe->fd = 5;
-  sqe->addr3 = ~0U;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close_range (&st_ring, 5, ~0U, 0, 1);
   st_sh (script, 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close_range: res", st_res[1], 0);
@@ -271,32 +238,21 @@ main (void)
   KT_EXPECT_EQ ("close_range: parent keeps fd 7", fcntl (7, F_GETFD) >= 0, 1);
   /* CLOSE_RANGE_CLOEXEC.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
-  sqe->fd = 5;
-  sqe->addr3 = ~0U;
-  ST_SPAWN_FLAGS (sqe) = 4; /* CLOSE_RANGE_CLOEXEC */
-  sqe->flags = IOSQE_IO_LINK;
+  st_close_range (&st_ring, 5, ~0U, CLOSE_RANGE_CLOEXEC, 1);
   st_sh (script, 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close_range cloexec: res", st_res[1], 0);
   ST_EXPECT_STATUS ("close_range cloexec: fds closed at exec", status, 0);
   /* Errors: first > last, found when it runs.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
-  sqe->fd = 10;
-  sqe->addr3 = 5;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close_range (&st_ring, 10, 5, 0, 1);
   st_sh ("exit 0", 2);
   status = st_finish (3);
   KT_EXPECT_EQ ("close_range first > last", st_res[1], -EINVAL);
   ST_EXPECT_GONE ("close_range first > last: child gone", status);
   /* An unknown flag: close_range () finds it, when it runs.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
-  sqe->fd = 10;
-  sqe->addr3 = 20;
-  ST_SPAWN_FLAGS (sqe) = 1U << 10;
-  sqe->flags = IOSQE_IO_LINK;
+  st_close_range (&st_ring, 10, 20, 1U << 10, 1);
   st_sh ("exit 0", 2);
   /* v3 checks the flags at prep: no child.  */
   st_run (&st_ring, 3);
@@ -307,11 +263,7 @@ main (void)
   /* CLOSE_RANGE_UNSHARE: only CLOSE_RANGE_CLOEXEC is taken (the
      child's table is its own already); refused at prep, no child.  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_action (&st_ring, IORING_SPAWN_CLOSE_RANGE, 1);
-  sqe->fd = 5;
-  sqe->addr3 = ~0U;
-  ST_SPAWN_FLAGS (sqe) = 2; /* CLOSE_RANGE_UNSHARE */
-  sqe->flags = IOSQE_IO_LINK;
+  st_close_range (&st_ring, 5, ~0U, CLOSE_RANGE_UNSHARE, 1);
   st_sh ("exit 0", 2);
   st_run (&st_ring, 3);
   KT_EXPECT_EQ ("close_range unshare: refused", st_res[1], -EINVAL);
@@ -319,9 +271,7 @@ main (void)
 
   /* Reserved fields of a spawn op (prep: the clone is cancelled).  */
   st_clone (&st_ring, &ca, 0);
-  sqe = st_dup2 (&st_ring, 0, 4, 1);
-  sqe->addr = 1;
-  sqe->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, 0, 4, 1))->addr = 1;
   st_sh ("exit 0", 2);
   st_run (&st_ring, 3);
   KT_EXPECT_EQ ("dup2 with addr set", st_res[1], -EINVAL);

@@ -26,14 +26,11 @@ main (void)
   if (getcwd (cwd, sizeof cwd) == NULL)
     kt_fail ("getcwd", "%m");
   int w, r, status;
-  struct io_uring_sqe *sqe;
 
   /* CHDIR.  */
   st_clone (&st_ring, &ca, 0);
   r = st_capture (&st_ring, 1, &w);
-  sqe = st_action (&st_ring, IORING_SPAWN_CHDIR, 2);
-  sqe->addr = (uintptr_t) dir;
-  sqe->flags = IOSQE_IO_LINK;
+  st_chdir (&st_ring, dir, 2);
   st_sh ("pwd", 3);
   status = st_finish (4);
   close (w);
@@ -56,9 +53,7 @@ main (void)
     {
       char name[64];
       st_clone (&st_ring, &ca, 0);
-      sqe = st_action (&st_ring, IORING_SPAWN_CHDIR, 1);
-      sqe->addr = (uintptr_t) (cd[i].path ? cd[i].path : file);
-      sqe->flags = IOSQE_IO_LINK;
+      st_chdir (&st_ring, cd[i].path ? cd[i].path : file, 1);
       st_sh ("exit 0", 2);
       if (cd[i].err == EFAULT)
 	{
@@ -82,9 +77,7 @@ main (void)
   int dfd = open (dir, O_RDONLY | O_DIRECTORY);
   st_clone (&st_ring, &ca, 0);
   r = st_capture (&st_ring, 1, &w);
-  sqe = st_action (&st_ring, IORING_SPAWN_FCHDIR, 2);
-  sqe->fd = dfd;
-  sqe->flags = IOSQE_IO_LINK;
+  st_fchdir (&st_ring, dfd, 2);
   st_sh ("pwd", 3);
   status = st_finish (4);
   close (w);
@@ -98,9 +91,7 @@ main (void)
   for (unsigned i = 0; i < 2; i++)
     {
       st_clone (&st_ring, &ca, 0);
-      sqe = st_action (&st_ring, IORING_SPAWN_FCHDIR, 1);
-      sqe->fd = fcd[i].fd < 0 ? ffd : fcd[i].fd;
-      sqe->flags = IOSQE_IO_LINK;
+      st_fchdir (&st_ring, fcd[i].fd < 0 ? ffd : fcd[i].fd, 1);
       st_sh ("exit 0", 2);
       status = st_finish (3);
       KT_EXPECT_EQ (fcd[i].name, st_res[1], -fcd[i].err);
@@ -118,7 +109,7 @@ main (void)
   memset (&attr, 0, sizeof attr);
   attr.flags = IORING_SPAWN_ATTR_SETSID;
   st_clone_attr (&st_ring, &ca, &attr, 0);
-  st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, hold[0], 0, 1));
   st_sh ("read x; exit 0", 2);
   st_run (&st_ring, 3);
   pid_t pid = st_res[0];
@@ -136,7 +127,7 @@ main (void)
   memset (&attr, 0, sizeof attr);
   attr.flags = IORING_SPAWN_ATTR_SETPGROUP;
   st_clone_attr (&st_ring, &ca, &attr, 0);
-  st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, hold[0], 0, 1));
   st_sh ("read x; exit 0", 2);
   st_run (&st_ring, 3);
   pid = st_res[0];
@@ -150,7 +141,7 @@ main (void)
   attr2.flags = IORING_SPAWN_ATTR_SETPGROUP;
   attr2.pgid = group;
   st_clone_attr (&st_ring, &ca, &attr2, 0);
-  st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, hold[0], 0, 1));
   st_sh ("read x; exit 0", 2);
   st_run (&st_ring, 3);
   pid_t pid2 = st_res[0];

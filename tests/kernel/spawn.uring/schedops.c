@@ -43,7 +43,7 @@ main (void)
   if (pipe2 (hold, O_CLOEXEC) != 0)
     kt_fail ("pipe", "%m");
   st_clone_attr (&st_ring, &ca, &attr, 0);
-  st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, hold[0], 0, 1));
   st_sh ("read x; exit 0", 2);
   st_run (&st_ring, 3);
   pid_t pid = st_res[0];
@@ -68,7 +68,7 @@ main (void)
       if (pipe2 (hold, O_CLOEXEC) != 0)
 	kt_fail ("pipe", "%m");
       st_clone_attr (&st_ring, &ca, &attr, 0);
-      st_dup2 (&st_ring, hold[0], 0, 1)->flags = IOSQE_IO_LINK;
+      st_link (st_dup2 (&st_ring, hold[0], 0, 1));
       st_sh ("read x; exit 0", 2);
       st_run (&st_ring, 3);
       pid = st_res[0];
@@ -161,7 +161,7 @@ main (void)
       st_clone_attr (&st_ring, &ca, &sid, 0);
       st_open (&st_ring, slave, O_RDWR, 0, 1);
       st_tcsetpgrp (&st_ring, 0, 0, 2);
-      st_dup2 (&st_ring, hold[0], 5, 3)->flags = IOSQE_IO_LINK;
+      st_link (st_dup2 (&st_ring, hold[0], 5, 3));
       st_sh ("read x <&5; exit 0", 4);
       st_run (&st_ring, 5);
       pid = st_res[0];

@@ -239,9 +239,9 @@ spawn_chain (bool snap, bool relative, char *out, size_t size)
   st_clone (&st_ring, &ca, 0)->spawn_flags = snap ? IORING_CLONE_FD_SNAPSHOT : 0;
   st_open (&st_ring, relative ? "fifo" : fifo, O_RDONLY, 60, 1);
   int r = st_capture (&st_ring, 2, &w);
-  st_dup2 (&st_ring, 30, 40, 3)->flags = IOSQE_IO_LINK;
-  st_dup2 (&st_ring, 31, 31, 4)->flags = IOSQE_IO_LINK;
-  st_dup2 (&st_ring, 10, 52, 5)->flags = IOSQE_IO_LINK;
+  st_link (st_dup2 (&st_ring, 30, 40, 3));
+  st_link (st_dup2 (&st_ring, 31, 31, 4));
+  st_link (st_dup2 (&st_ring, 10, 52, 5));
   st_close (&st_ring, 50, 0, 6);
   st_close (&st_ring, 51, 0, 7);
   st_fchdir (&st_ring, 20, 8);

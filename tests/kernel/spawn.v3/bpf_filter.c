@@ -325,13 +325,13 @@ main (void)
   else
     {
       st_clone (&ring, &ca, 0);
-      st_dup2 (&ring, 0, 2, 1)->flags = IOSQE_IO_LINK;
+      st_link (st_dup2 (&ring, 0, 2, 1));
       st_exec (&ring, prog, argv_true, st_envp, 2);
       st_run (&ring, 3);
       st_fate ();
       expect_refused ("SPAWN_ACTION filter: DUP2 onto 2 denied", 1);
       st_clone (&ring, &ca, 0);
-      st_dup2 (&ring, 0, 5, 1)->flags = IOSQE_IO_LINK;
+      st_link (st_dup2 (&ring, 0, 5, 1));
       st_exec (&ring, prog, argv_true, st_envp, 2);
       st_run (&ring, 3);
       expect_ran ("SPAWN_ACTION filter: DUP2 onto 5", st_fate ());

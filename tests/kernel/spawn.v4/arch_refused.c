@@ -70,8 +70,8 @@ check (bool refused)
   const char *when = refused ? "refused" : "allowed";
   char name[160];
 
-  struct st_query_spawn q;
-  int r = st_query_spawn (&q);
+  struct io_uring_query_spawn q;
+  int r = io_uring_query_spawn (&q);
   snprintf (name, sizeof name, "%s: the query answers %s", when,
 	    refused ? "no features" : "IORING_SPAWN_F_CHAIN");
   if (r == 0 && (refused ? q.features == 0

@@ -52,9 +52,9 @@ main (void)
 {
   if (!st_delay_test_start ("ring teardown during a clone"))
     return 77;
-  struct st_query_spawn q;
+  struct io_uring_query_spawn q;
   unsigned int snap = 0;
-  if (st_query_spawn (&q) == 0 && (q.features & IORING_SPAWN_F_FD_SNAPSHOT))
+  if (io_uring_query_spawn (&q) == 0 && (q.features & IORING_SPAWN_F_FD_SNAPSHOT))
     snap = IORING_CLONE_FD_SNAPSHOT;
   st_delay ("clone", 400000);
   int ok = 0;

@@ -180,8 +180,8 @@ static void
 case_ring_close (void)
 {
   const char *name = "the ring closed before the child ran";
-  struct st_query_spawn q;
-  if (st_query_spawn (&q) != 0 || !(q.features & IORING_SPAWN_F_FD_SNAPSHOT))
+  struct io_uring_query_spawn q;
+  if (io_uring_query_spawn (&q) != 0 || !(q.features & IORING_SPAWN_F_FD_SNAPSHOT))
     {
       kt_unsupported (name, "no descriptor snapshot");
       return;

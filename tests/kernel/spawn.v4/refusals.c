@@ -144,8 +144,8 @@ compat_query (void)
       kt_fail ("MAP_32BIT", "%m");
       return;
     }
-  struct st_query_spawn *q = (struct st_query_spawn *) (hdr + 1);
-  hdr->query_op = ST_IO_URING_QUERY_SPAWN;
+  struct io_uring_query_spawn *q = (struct io_uring_query_spawn *) (hdr + 1);
+  hdr->query_op = IO_URING_QUERY_SPAWN;
   hdr->query_data = (uintptr_t) q;
   hdr->size = sizeof *q;
   q->features = ~0ULL;
@@ -159,8 +159,8 @@ compat_query (void)
 	     (unsigned long long) q->features);
   munmap (hdr, 4096);
 
-  struct st_query_spawn nq;
-  int r = st_query_spawn (&nq);
+  struct io_uring_query_spawn nq;
+  int r = io_uring_query_spawn (&nq);
   if (r == 0 && (nq.features & IORING_SPAWN_F_CHAIN))
     kt_pass ("the native query answers IORING_SPAWN_F_CHAIN");
   else

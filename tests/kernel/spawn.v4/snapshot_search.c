@@ -36,11 +36,8 @@ search (bool snapshot, const char *first, const char *second)
   struct io_uring_sqe *sqe = st_clone (&st_ring, &ca, 0);
   if (snapshot)
     ST_SPAWN_FLAGS (sqe) = IORING_CLONE_FD_SNAPSHOT;
-  sqe = st_exec (&st_ring, first, argv_prog, st_envp, 1);
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
-  sqe->flags = IOSQE_IO_LINK;
-  sqe = st_exec (&st_ring, second, argv_prog, st_envp, 2);
-  ST_SPAWN_FLAGS (sqe) = IORING_EXEC_SEARCH;
+  st_link (st_search (&st_ring, first, argv_prog, st_envp, 1));
+  st_search (&st_ring, second, argv_prog, st_envp, 2);
   return st_finish (3);
 }
 
