@@ -2,7 +2,8 @@
    sub-ops IORING_SPAWN_CHDIR and FCHDIR, and the attributes
    IORING_SPAWN_ATTR_SETSID and SETPGROUP of struct io_uring_spawn_attr
    (CLONE's addr2; v2 had an SQE for each); their error paths; the
-   parent's cwd is untouched.  An attribute that fails ends the chain
+   parent's cwd is untouched; CHDIR and FCHDIR check permissions as the
+   system calls do.  An attribute that fails ends the chain
    before its first operation: the clone's CQE has the pid and
    SPAWN_GONE, and the first operation's CQE carries the error (what the
    v3 kernel does; the cover letter only says "the failed SQE's CQE
@@ -99,6 +100,34 @@ main (void)
       snprintf (name, sizeof name, "%s: child gone", fcd[i].name);
       ST_EXPECT_GONE (name, status);
     }
+
+  /* The permission checks of chdir () and fchdir (), which the actions
+     share with the system calls: with effective uid 65534 (no
+     capabilities), a directory of root's without search permission is
+     EACCES, by path and by a descriptor root opened.  */
+  char closed[64];
+  snprintf (closed, sizeof closed, "/tmp/st-proc-closed-%d", (int) getpid ());
+  if (mkdir (closed, 0700) != 0)
+    kt_fail ("mkdir", "%m");
+  int cfd = open (closed, O_RDONLY | O_DIRECTORY);
+  if (setresuid (-1, 65534, -1) != 0)
+    kt_fail ("setresuid", "%m");
+  st_clone (&st_ring, &ca, 0);
+  st_chdir (&st_ring, closed, 1);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
+  KT_EXPECT_EQ ("chdir EACCES", st_res[1], -EACCES);
+  ST_EXPECT_GONE ("chdir EACCES: child gone", status);
+  st_clone (&st_ring, &ca, 0);
+  st_fchdir (&st_ring, cfd, 1);
+  st_sh ("exit 0", 2);
+  status = st_finish (3);
+  KT_EXPECT_EQ ("fchdir EACCES", st_res[1], -EACCES);
+  ST_EXPECT_GONE ("fchdir EACCES: child gone", status);
+  if (setresuid (-1, 0, -1) != 0)
+    kt_fail ("setresuid back", "%m");
+  close (cfd);
+  rmdir (closed);
 
   /* SETSID: the child is a session leader (its own group).  The child
      stays alive (reading a pipe) while the parent looks at it.  */
