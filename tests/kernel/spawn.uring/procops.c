@@ -112,18 +112,21 @@ main (void)
   int cfd = open (closed, O_RDONLY | O_DIRECTORY);
   if (setresuid (-1, 65534, -1) != 0)
     kt_fail ("setresuid", "%m");
-  st_clone (&st_ring, &ca, 0);
-  st_chdir (&st_ring, closed, 1);
-  st_sh ("exit 0", 2);
-  status = st_finish (3);
-  KT_EXPECT_EQ ("chdir EACCES", st_res[1], -EACCES);
-  ST_EXPECT_GONE ("chdir EACCES: child gone", status);
-  st_clone (&st_ring, &ca, 0);
-  st_fchdir (&st_ring, cfd, 1);
-  st_sh ("exit 0", 2);
-  status = st_finish (3);
-  KT_EXPECT_EQ ("fchdir EACCES", st_res[1], -EACCES);
-  ST_EXPECT_GONE ("fchdir EACCES: child gone", status);
+  for (int i = 0; i < 2; i++)
+    {
+      const char *what = i == 0 ? "chdir EACCES" : "fchdir EACCES";
+      char name[64];
+      st_clone (&st_ring, &ca, 0);
+      if (i == 0)
+	st_chdir (&st_ring, closed, 1);
+      else
+	st_fchdir (&st_ring, cfd, 1);
+      st_sh ("exit 0", 2);
+      status = st_finish (3);
+      KT_EXPECT_EQ (what, st_res[1], -EACCES);
+      snprintf (name, sizeof name, "%s: child gone", what);
+      ST_EXPECT_GONE (name, status);
+    }
   if (setresuid (-1, 0, -1) != 0)
     kt_fail ("setresuid back", "%m");
   close (cfd);
