@@ -20,7 +20,8 @@
    - link placement: the CLONE must head a chain complete in one
      submission whose other SQEs are all spawn operations; a non-spawn
      operation linked after it (NOP, or IORING_OP_CLOSE, which v1 reused
-     in chains) makes the clone fail -EINVAL before anything runs;
+     in chains, or an IORING_OP_LINK_TIMEOUT) makes the clone fail
+     -EINVAL before anything runs;
      spawn operations outside a chain are -EINVAL;
    - rings that cannot spawn (SQPOLL, IOPOLL).  v2 refused DEFER_TASKRUN
      rings too; v3 runs chains there (spawn.v3/defer_taskrun.c), so
@@ -387,6 +388,24 @@ main (void)
     KT_EXPECT_EQ ("IORING_OP_CLOSE in the chain: the parent's fd stays",
 		  fcntl (fd, F_GETFD) >= 0, 1);
     close (fd);
+  }
+  {
+    /* A linked timeout is not a spawn operation either, on the clone or
+       on the exec (the UAPI header says so): a spawn's time is bounded
+       by cancelling its clone.  */
+    static struct __kernel_timespec ts = { .tv_sec = 5 };
+    struct io_uring_sqe *t;
+    st_clone (&st_ring, &ca, 0);
+    t = st_sqe (&st_ring, IORING_OP_LINK_TIMEOUT, 1);
+    io_uring_prep_link_timeout (t, &ts, 0);
+    st_link (t);
+    st_exec (&st_ring, "/bin/true", argv_true, NULL, 2);
+    expect_clone ("linked timeout on the clone", 3, EINVAL);
+    st_clone (&st_ring, &ca, 0);
+    st_link (st_exec (&st_ring, "/bin/true", argv_true, NULL, 1));
+    t = st_sqe (&st_ring, IORING_OP_LINK_TIMEOUT, 2);
+    io_uring_prep_link_timeout (t, &ts, 0);
+    expect_clone ("linked timeout on the exec", 3, EINVAL);
   }
   {
     /* A hard-linked NOP: the failed clone still cancels it.  */
