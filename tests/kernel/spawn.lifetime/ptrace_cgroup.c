@@ -133,9 +133,9 @@ spawner (bool traced, int cgfd)
     kt_fail (name, "clone res %d", st_res[0]);
   snprintf (name, sizeof name, "%s%s: exec", pfx, cgfd >= 0 ? ", cgroup" : "");
   KT_EXPECT_EQ (name, st_res[2], 0);
-  snprintf (name, sizeof name, "%s%s: the clone's CQE last", pfx,
+  snprintf (name, sizeof name, "%s%s: the CQEs in link order", pfx,
 	    cgfd >= 0 ? ", cgroup" : "");
-  ST_EXPECT_CLONE_LAST (name, 3);
+  ST_EXPECT_LINK_ORDER (name, 3);
   int status = st_res[0] > 0 ? st_wait (st_res[0]) : -1;
   snprintf (name, sizeof name, "%s%s: the child exits 0", pfx,
 	    cgfd >= 0 ? ", cgroup" : "");

@@ -38,7 +38,7 @@ spawner (int n, bool traceme)
       st_clone (&st_ring, &ca, 0);
       st_exec (&st_ring, prog, argv_true, st_envp, 1);
       int got = st_run (&st_ring, 2);
-      if (got == 2 && st_res[0] > 0 && st_res[1] == 0 && st_order[1] == 0)
+      if (got == 2 && st_res[0] > 0 && st_res[1] == 0 && st_order[0] == 0)
 	{
 	  children++;
 	  int status = st_wait (st_res[0]);

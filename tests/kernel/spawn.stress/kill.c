@@ -5,7 +5,7 @@
    seen sleeping); even ones race the kill with the exec of a tiny
    static program.  Every time:
 
-   - every CQE of the chain arrives, the clone's last, with the child's
+   - every CQE of the chain arrives, the clone's first, with the child's
      pid, without IORING_CQE_F_SPAWN_GONE (a killed child is an ordinary
      child; v1 reported the pid before the chain ran);
    - a child whose chain did not reach its exec (its EXEC's CQE is
@@ -65,7 +65,7 @@ main (int argc, char **argv)
 	close (pidfd);
       if (pid <= 0 || got != want || st_res[0] != pid
 	  || (st_cflags[0] & IORING_CQE_F_SPAWN_GONE)
-	  || st_order[want - 1] != 0)
+	  || st_order[0] != 0)
 	{
 	  bad_cqe++;
 	  if (bad_cqe < 5)
@@ -127,7 +127,7 @@ main (int argc, char **argv)
   printf ("%d iterations: %d killed, %d exec'd before the kill, %d SIGCHLD\n",
 	  n, killed, ran, (int) sigchld_count);
   KT_EXPECT_EQ ("every child reaped with the right status", bad_reap, 0);
-  KT_EXPECT_EQ ("every CQE arrived, the clone's last with the pid", bad_cqe, 0);
+  KT_EXPECT_EQ ("every CQE arrived, the clone's first with the pid", bad_cqe, 0);
   KT_EXPECT_EQ ("a child killed in its chain is a zombie at its CQEs",
 		not_zombie, 0);
   KT_EXPECT_EQ ("every blocking child was seen blocked", not_blocked, 0);

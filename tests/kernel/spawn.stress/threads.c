@@ -4,8 +4,9 @@
 
      threads T N K [--kmemleak]
 
-   Every spawn returns its pid on the clone's CQE, which comes last and
-   without IORING_CQE_F_SPAWN_GONE; the exec'd ones exit 0, the killed
+   Every spawn returns its pid on the clone's CQE, which comes first (the
+   chain's others follow as a link chain's) and without
+   IORING_CQE_F_SPAWN_GONE; the exec'd ones exit 0, the killed
    ones die of SIGKILL.  Afterwards no fd is leaked, no child is left,
    the io_kiocb slab holds no more objects than before (no leaked
    requests), and with --kmemleak (the debug kernel) kmemleak finds
@@ -62,9 +63,9 @@ collect (struct io_uring *ring, int n, int *res, unsigned *cflags)
 	res[cqe->user_data] = cqe->res;
       if (cqe->user_data == 0)
 	*cflags = cqe->flags;
-      bool last_is_clone = cqe->user_data == 0;
+      bool is_clone = cqe->user_data == 0;
       io_uring_cqe_seen (ring, cqe);
-      if (got == n - 1 && !last_is_clone)
+      if ((got == 0) != is_clone)
 	return false;
     }
   return true;
@@ -112,7 +113,7 @@ worker (void *arg)
       int res[4] = { INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN };
       unsigned cflags = ~0U;
       if (!collect (&ring, kill_it ? 3 : 2, res, &cflags))
-	fail ("cqes (missing, or the clone's not last)", res[0], res[1]);
+	fail ("cqes (missing, or the clone's not first)", res[0], res[1]);
       if (res[0] <= 0 || (cflags & IORING_CQE_F_SPAWN_GONE))
 	fail ("clone", res[0], cflags);
       if (kill_it ? res[1] != -ECANCELED || res[2] != -ECANCELED : res[1] != 0)

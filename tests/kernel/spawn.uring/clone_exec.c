@@ -1,7 +1,7 @@
 /* IORING_OP_CLONE + IORING_OP_EXEC (ABI 3).
 
-   - Success: the clone's CQE carries the child's pid and comes last,
-     after the EXEC's, once the exec has happened; SIGCHLD arrives,
+   - Success: the clone's CQE carries the child's pid and comes first,
+     then the EXEC's, as a link chain's, once the exec has happened; SIGCHLD arrives,
      waitpid reaps the child, the new program runs with argv/envp.
    - CQE timing: while the child blocks in its chain (a FIFO open) no
      CQE of the chain has been posted (v1 posted the clone's at once);
@@ -75,8 +75,8 @@ exec_error (const char *name, const char *path, char *const argv[], int err)
     kt_fail (n, "clone res %d", res);
   snprintf (n, sizeof n, "%s: exec res", name);
   KT_EXPECT_EQ (n, st_res[1], -err);
-  snprintf (n, sizeof n, "%s: clone's CQE last", name);
-  ST_EXPECT_CLONE_LAST (n, 2);
+  snprintf (n, sizeof n, "%s: the CQEs in link order", name);
+  ST_EXPECT_LINK_ORDER (n, 2);
   snprintf (n, sizeof n, "%s: child gone, no zombie", name);
   ST_EXPECT_GONE (n, st_fate ());
   snprintf (n, sizeof n, "%s: no SIGCHLD", name);
@@ -148,7 +148,7 @@ main (void)
     kt_fail ("clone returns a pid", "res %d", st_res[0]);
   KT_EXPECT_EQ ("exec res 0", st_res[1], 0);
   KT_EXPECT_EQ ("success: no GONE flag", st_cflags[0], 0);
-  ST_EXPECT_CLONE_LAST ("success: the clone's CQE comes last", 2);
+  ST_EXPECT_LINK_ORDER ("success: the CQEs in link order", 2);
   int sig = sigtimedwait (&chld, &si, &ts);
   if (sig == SIGCHLD && si.si_pid == pid && si.si_code == CLD_EXITED
       && si.si_status == 7)
@@ -214,7 +214,7 @@ main (void)
       KT_EXPECT_EQ ("timing: clone res is the blocked child", st_res[0], child);
       KT_EXPECT_EQ ("timing: open res", st_res[1], 5);
       KT_EXPECT_EQ ("timing: exec res", st_res[2], 0);
-      ST_EXPECT_CLONE_LAST ("timing: the clone's CQE last", 3);
+      ST_EXPECT_LINK_ORDER ("timing: the CQEs in link order", 3);
       ST_EXPECT_STATUS ("timing: the child ran", st_fate (), 0);
       sigtimedwait (&chld, &si, &ts);
     }
@@ -237,7 +237,7 @@ main (void)
       KT_EXPECT_EQ ("killed: no GONE flag", st_cflags[0] & IORING_CQE_F_SPAWN_GONE, 0);
       KT_EXPECT_EQ ("killed: open cancelled", st_res[1], -ECANCELED);
       KT_EXPECT_EQ ("killed: exec cancelled", st_res[2], -ECANCELED);
-      ST_EXPECT_CLONE_LAST ("killed: the clone's CQE last", 3);
+      ST_EXPECT_LINK_ORDER ("killed: the CQEs in link order", 3);
       r = waitpid (child, &status, WNOHANG);
       KT_EXPECT_EQ ("killed: a zombie when the CQEs arrive", r, child);
       KT_EXPECT_EQ ("killed: WIFSIGNALED SIGKILL",
@@ -328,7 +328,7 @@ main (void)
   KT_EXPECT_EQ ("search: ENOTDIR, goes on", st_res[3], -ENOTDIR);
   KT_EXPECT_EQ ("search: 4th runs", st_res[4], 0);
   KT_EXPECT_EQ ("search: rest cancelled", st_res[5], -ECANCELED);
-  ST_EXPECT_CLONE_LAST ("search: the clone's CQE last", 6);
+  ST_EXPECT_LINK_ORDER ("search: the CQEs in link order", 6);
   ST_EXPECT_STATUS ("search: /bin/true ran", status, 0);
 
   /* A search step that fails with another error ends the chain.  */
