@@ -627,7 +627,8 @@ glibc_consts_check ()
 # with the series (scripts/vm-test-wrapper, a persistent VM), twice: as
 # built (the io_uring path; results vm.sum) and with glibc.spawn.io_uring=0
 # (the clone path on the same kernel; vm-off.sum).  Each must pass there
-# if it passes on the host.
+# if it passes on the host.  Then scripts/vm-tunables-conf: the path as
+# built, and turned off in /etc/tunables.conf (vm-tunables.sum).
 glibc_check_vm ()
 {
   export VM_NAME=glibc-check-$$
@@ -635,11 +636,17 @@ glibc_check_vm ()
   bash scripts/vm.sh start --debug || die "the glibc test VM did not start"
   _glibc_check_vm_run vm
   _glibc_check_vm_run vm-off --env GLIBC_TUNABLES=glibc.spawn.io_uring=0
-  bash scripts/vm.sh stop >/dev/null 2>&1 || true
-  unset VM_NAME
   local results
   results=$(glibc_results)
-  summarize vm "$results/vm.sum" "$results/vm-off.sum"
+  # The system-wide switch: /etc/tunables.conf through ldconfig.
+  bash scripts/vm.sh exec --timeout 600 -- sh scripts/vm-tunables-conf "$GBUILD" "$results" \
+    > "$results/vm-tunables.sum" 2>&1 \
+    || echo "FAIL: tunables.conf (scripts/vm-tunables-conf did not run)" >> "$results/vm-tunables.sum"
+  grep -q . "$results/vm-tunables.sum" \
+    || echo "FAIL: tunables.conf (no result)" >> "$results/vm-tunables.sum"
+  bash scripts/vm.sh stop >/dev/null 2>&1 || true
+  unset VM_NAME
+  summarize vm "$results/vm.sum" "$results/vm-off.sum" "$results/vm-tunables.sum"
 }
 
 # _glibc_check_vm_run WHERE [WRAPPER-OPTIONS...]

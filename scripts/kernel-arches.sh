@@ -5,7 +5,7 @@
 #
 #   x86_64 + XEN_PV     x86's arch_pristine_mm_supported() (patch 1) has
 #                       Xen PV to test at run time
-#   arm64 + ARM64_GCS   arm64's arch_pristine_mm_supported() (patch 16)
+#   arm64 + ARM64_GCS   arm64's arch_pristine_mm_supported() (patch 17)
 #   mips64              _NSIG is 128: io_uring/spawn.c refuses chains at
 #                       compile time (M-9)
 #   i386                a 32-bit kernel: the same
