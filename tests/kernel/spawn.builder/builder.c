@@ -79,6 +79,19 @@ slurp (const char *file, char *buf, size_t size)
   close (fd);
 }
 
+/* Run FD's process, which writes to OUT, and wait for it (*STATUS);
+   OUT's text into BUF, and OUT removed.  The pid, or RUN's error.  */
+static long
+run_to_file (int fd, const char *out, char *buf, size_t size, int *status)
+{
+  long pid = run (fd);
+  close (fd);
+  *status = pid > 0 ? st_wait (pid) : -1;
+  slurp (out, buf, size);
+  unlink (out);
+  return pid;
+}
+
 static void
 basic (void)
 {
@@ -109,16 +122,13 @@ actions (void)
   KT_EXPECT_EQ ("actions: OPEN", config (fd, PIDFD_CONFIG_ADD_OPEN, out, &o), 0);
   KT_EXPECT_EQ ("actions: CHDIR", config (fd, PIDFD_CONFIG_ADD_CHDIR, "/tmp", NULL), 0);
   KT_EXPECT_EQ ("actions: EXEC", add_exec (fd, "/bin/sh", argv_sh, 0), 0);
-  long pid = run (fd);
-  close (fd);
-  KT_EXPECT_EQ ("actions: RUN returns a pid", pid > 0, 1);
-  if (pid > 0)
-    ST_EXPECT_STATUS ("actions: sh exits 0", st_wait (pid), 0);
   char buf[256], want[256];
-  slurp (out, buf, sizeof buf);
+  int status;
+  long pid = run_to_file (fd, out, buf, sizeof buf, &status);
+  KT_EXPECT_EQ ("actions: RUN returns a pid", pid > 0, 1);
+  ST_EXPECT_STATUS ("actions: sh exits 0", status, 0);
   snprintf (want, sizeof want, "/tmp\n%ld\n", pid);
   ST_EXPECT_STR ("actions: the file has the cwd and the pid", buf, want);
-  unlink (out);
 }
 
 static void
@@ -182,15 +192,11 @@ attributes (void)
   KT_EXPECT_EQ ("attributes: SET_SIGMASK", config (fd, PIDFD_CONFIG_SET_SIGMASK, NULL, &mask), 0);
   config (fd, PIDFD_CONFIG_ADD_OPEN, out, &o);
   add_exec (fd, "/bin/grep", argv_grep, 0);
-  long pid = run (fd);
-  close (fd);
-  if (pid > 0)
-    st_wait (pid);
   char buf[256], want[256];
-  slurp (out, buf, sizeof buf);
+  int status;
+  long pid = run_to_file (fd, out, buf, sizeof buf, &status);
   snprintf (want, sizeof want, "NSpgid:\t%ld\nSigBlk:\t0000000000000200\n", pid);
   ST_EXPECT_STR ("attributes: its own group, SIGUSR1 blocked", buf, want);
-  unlink (out);
 }
 
 static int
